@@ -1,0 +1,1 @@
+"""inspector-ha: an active-active, highly available ironic-inspector."""

@@ -1,0 +1,52 @@
+"""Errors as upstream formats them: ``{"error": {"message": ...}}``."""
+
+import logging
+
+import flask
+from werkzeug import exceptions as http_exc
+
+from inspector_ha.common import retry
+from inspector_ha.db import nodes
+
+LOG = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    def __init__(self, message, code=400):
+        super().__init__(message)
+        self.code = code
+
+
+def response(message, code):
+    resp = flask.jsonify({'error': {'message': message}})
+    resp.status_code = code
+    return resp
+
+
+def register(app):
+    app.register_error_handler(ApiError, lambda e: response(str(e), e.code))
+    app.register_error_handler(http_exc.HTTPException, _http)
+    app.register_error_handler(retry.BackendUnavailable, _unavailable)
+    app.register_error_handler(nodes.StaleWrite, _conflict)
+    app.register_error_handler(Exception, _unexpected)
+
+
+def _http(exc):
+    resp = response(exc.description or exc.name, exc.code)
+    if exc.code == 405 and getattr(exc, 'valid_methods', None):
+        resp.headers['Allow'] = ', '.join(exc.valid_methods)
+    return resp
+
+
+def _unavailable(exc):
+    return response('Service temporarily unavailable: %s' % exc, 503)
+
+
+def _conflict(exc):
+    return response('Node is being modified concurrently, please retry: '
+                    '%s' % exc, 409)
+
+
+def _unexpected(exc):
+    LOG.exception('Unexpected error in the API')
+    return response('Internal server error', 500)

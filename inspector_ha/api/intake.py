@@ -1,0 +1,62 @@
+"""What the API writes to SQL before it publishes a request (outbox).
+
+Each function runs inside one transaction and returns the request id to
+publish; the request is durable before the client hears 202.
+"""
+
+import uuid as uuidlib
+
+from inspector_ha.db import lookup
+from inspector_ha.db import nodes
+from inspector_ha.db import requests
+from inspector_ha.fsm import states as st
+
+
+class NotInCache(Exception):
+    pass
+
+
+def start(session, uuid, manage_boot, bmc_addresses, actor, data_store):
+    request_id = str(uuidlib.uuid4())
+    node = nodes.get(session, uuid)
+    if node is None:
+        attempt = nodes.create(session, uuid, manage_boot, actor, request_id)
+    else:
+        attempt = nodes.restart(session, node, manage_boot, actor,
+                                request_id)
+    nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
+    data_store.delete(session, uuid)
+    requests.add(session, uuid, st.START, attempt, request_id=request_id)
+    return request_id
+
+
+def process(session, uuid, data, data_store):
+    """Accept ramdisk data; a retried post reuses the open request."""
+    node = _existing(session, uuid)
+    if node.state not in (st.WAITING, st.ENROLLING):
+        raise nodes.InvalidState(uuid, node.state, 'processing data')
+    for request in requests.for_node(session, uuid):
+        if (request.event == st.PROCESS and request.attempt == node.attempt
+                and request.status in requests.OPEN):
+            return None
+    data_store.save(session, uuid, data, False)
+    return requests.add(session, uuid, st.PROCESS, node.attempt,
+                        payload=data).id
+
+
+def event(session, uuid, name, payload=None):
+    """Queue ``name`` (abort, error) for the current attempt of a node."""
+    node = _existing(session, uuid)
+    return requests.add(session, uuid, name, node.attempt,
+                        payload=payload).id
+
+
+def node(session, uuid):
+    return _existing(session, uuid)
+
+
+def _existing(session, uuid):
+    row = nodes.get(session, uuid)
+    if row is None:
+        raise NotInCache('Could not find node %s in cache' % uuid)
+    return row

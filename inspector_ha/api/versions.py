@@ -1,0 +1,63 @@
+"""Microversions and the version documents (``GET /``, ``GET /v1``)."""
+
+import flask
+
+from inspector_ha.api import errors
+
+MINIMUM = (1, 0)
+CURRENT = (1, 18)
+HEADER = 'X-OpenStack-Ironic-Inspector-API-Version'
+MIN_HEADER = 'X-OpenStack-Ironic-Inspector-API-Minimum-Version'
+MAX_HEADER = 'X-OpenStack-Ironic-Inspector-API-Maximum-Version'
+RESOURCES = ('continue', 'introspection', 'rules')
+
+
+def fmt(version):
+    return '%d.%d' % version
+
+
+def requested():
+    """Parse the requested microversion; no header means the current one.
+
+    :raises ApiError: 400 on a malformed value, 406 outside the range.
+    """
+    value = flask.request.headers.get(HEADER, '').strip()
+    if not value or value.lower() == 'latest':
+        return CURRENT
+    try:
+        major, minor = (int(part) for part in value.split('.'))
+    except ValueError:
+        raise errors.ApiError('Malformed API version %r, expected X.Y or '
+                              'latest' % value, 400) from None
+    if not MINIMUM <= (major, minor) <= CURRENT:
+        raise errors.ApiError(
+            'Unsupported API version %s, supported range is %s to %s' %
+            (value, fmt(MINIMUM), fmt(CURRENT)), 406)
+    return major, minor
+
+
+def add_headers(response):
+    response.headers[MIN_HEADER] = fmt(MINIMUM)
+    response.headers[MAX_HEADER] = fmt(CURRENT)
+    return response
+
+
+def root_url():
+    return flask.request.url_root.rstrip('/')
+
+
+def link(path):
+    return [{'href': root_url() + path, 'rel': 'self'}]
+
+
+def root():
+    return flask.jsonify({'versions': [{
+        'id': fmt(CURRENT), 'status': 'CURRENT', 'links': link('/v1')}]})
+
+
+def version_root(version):
+    if version != 'v1':
+        raise errors.ApiError('Version %s not found.' % version, 404)
+    return flask.jsonify({'resources': [
+        {'name': name, 'links': link('/v1/' + name)}
+        for name in RESOURCES]})

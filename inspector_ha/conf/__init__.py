@@ -1,0 +1,18 @@
+"""Configuration options, one module per option group.
+
+:func:`register_opts` registers every group on the given ``ConfigOpts``;
+the service object built in ``cmd/`` passes ``cfg.CONF`` (oslo.messaging
+registers some of its own options only on the global object).
+"""
+
+from oslo_messaging import opts as messaging_opts
+
+from inspector_ha.conf import opts
+
+
+def register_opts(conf):
+    for group, options in opts.list_opts():
+        conf.register_opts(options, group=group)
+    for group, options in messaging_opts.list_opts():
+        if group is None:
+            conf.register_opts(options)

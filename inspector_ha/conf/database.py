@@ -1,0 +1,17 @@
+"""[database]: the SQL store, which is the source of truth."""
+
+from oslo_config import cfg
+
+GROUP = 'database'
+
+OPTS = [
+    cfg.StrOpt('connection', secret=True,
+               default='sqlite:///$state_path/inspector-ha.sqlite',
+               help='SQLAlchemy URL of the database.'),
+    cfg.IntOpt('max_pool_size', default=10, min=1, max=1000,
+               help='Connections kept open per process.'),
+    cfg.IntOpt('retry_count', default=5, min=0, max=1000,
+               help='Attempts of a database call before giving up.'),
+    cfg.FloatOpt('retry_timeout', default=1.0, min=0.0, max=300.0,
+                 help='Pause between database attempts, in seconds.'),
+]

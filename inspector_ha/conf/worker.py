@@ -1,0 +1,33 @@
+"""[worker]: the pool of workers taking state-transition requests."""
+
+import os
+
+from oslo_config import cfg
+
+GROUP = 'worker'
+
+OPTS = [
+    cfg.IntOpt('pool_size', default=os.cpu_count() or 1, min=1, max=1024,
+               sample_default='<cpu count>',
+               help='Number of worker threads in each process.'),
+    cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
+                 help='How long one get from the queue blocks; bounds how '
+                      'long a stopping worker waits for the queue.'),
+    cfg.FloatOpt('requeue_delay', default=0.2, min=0.0, max=30.0,
+                 help='Pause before a request is put back unconsumed '
+                      '(node locked, store unavailable), to avoid spinning.'),
+    cfg.IntOpt('max_deliveries', default=20, min=1, max=1000,
+               help='A request delivered more often than this is given up '
+                    'and its node moved to error.'),
+    cfg.FloatOpt('redrive_after', default=60.0, min=1.0, max=3600.0,
+                 help='A request still pending after this many seconds is '
+                      'published again (its message may have been lost).'),
+    cfg.FloatOpt('redrive_period', default=15.0, min=0.0, max=3600.0,
+                 help='How often to look for requests to re-drive; 0 '
+                      'disables it.'),
+    cfg.FloatOpt('reboot_throttle', default=0.0, min=0.0, max=600.0,
+                 help='Seconds between power-ons across the cluster; 0 '
+                      'disables the throttle.'),
+    cfg.FloatOpt('shutdown_timeout', default=60.0, min=0.0, max=3600.0,
+                 help='Longest wait for running tasks at shutdown.'),
+]

@@ -1,0 +1,66 @@
+"""tooz coordinator: node locks (and, later, membership and leaders).
+
+A node lock only saves work: two workers holding it at once (a lock that
+expired under a paused holder) are stopped by the conditional UPDATEs of
+the store, not by the lock.
+"""
+
+import logging
+
+from tooz import coordination
+
+from inspector_ha.common import retry
+
+LOG = logging.getLogger(__name__)
+PREFIX = 'inspector_ha.'
+RETRYABLE = (coordination.ToozConnectionError,
+             coordination.OperationTimedOut)
+
+
+class Coordinator:
+    def __init__(self, url, member_id, policy):
+        self.url = url
+        self.member_id = member_id
+        self._policy = policy
+        self._coord = coordination.get_coordinator(
+            url, member_id.encode('utf-8'))
+
+    def start(self):
+        self._policy.call(self._coord.start, start_heart=True)
+
+    def stop(self):
+        try:
+            self._coord.stop()
+        except coordination.ToozError as exc:
+            LOG.warning('Coordinator did not stop cleanly: %s', exc)
+
+    def lock(self, name):
+        return _Lock(self._coord.get_lock((PREFIX + name).encode('utf-8')),
+                     self._policy)
+
+    def node_lock(self, uuid):
+        return self.lock('node.' + uuid)
+
+
+class _Lock:
+    def __init__(self, lock, policy):
+        self._lock = lock
+        self._policy = policy
+
+    def try_acquire(self):
+        return self._policy.call(self._lock.acquire, blocking=False)
+
+    def acquire(self, timeout):
+        return self._policy.call(self._lock.acquire, blocking=timeout)
+
+    def release(self):
+        try:
+            return self._lock.release()
+        except coordination.ToozError as exc:
+            LOG.warning('Lock release failed (it will expire): %s', exc)
+            return False
+
+
+def retry_policy(conf_group, stop):
+    return retry.RetryPolicy('coordination', conf_group.retry_count,
+                             conf_group.retry_timeout, stop, RETRYABLE)

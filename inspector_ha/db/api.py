@@ -1,0 +1,74 @@
+"""The SQL store: an engine plus transactions retried per configuration."""
+
+import contextlib
+
+import sqlalchemy as sa
+from sqlalchemy import event, exc, orm
+
+from inspector_ha.common import retry
+
+#: Errors that mean "the database is (perhaps briefly) unavailable" or a
+#: deadlock victim; a whole transaction is retried after them.
+RETRYABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)
+
+
+class Store:
+    """Owns the engine; runs functions of a session in one transaction.
+
+    :param url: SQLAlchemy URL.
+    :param policy: a :class:`~inspector_ha.common.retry.RetryPolicy`.
+    """
+
+    def __init__(self, url, policy, pool_size=10):
+        self.url = url
+        self.engine = _create_engine(url, pool_size)
+        self._sessions = orm.sessionmaker(self.engine,
+                                          expire_on_commit=False)
+        self._policy = policy
+
+    def transaction(self, func, *args, **kwargs):
+        """Run ``func(session, *args, **kwargs)`` in one transaction.
+
+        The whole transaction is retried on connection loss or deadlock;
+        after the retry budget :class:`BackendUnavailable` is raised.
+        """
+        return self._policy.call(self._once, func, *args, **kwargs)
+
+    def _once(self, func, *args, **kwargs):
+        with self._sessions() as session, session.begin():
+            return func(session, *args, **kwargs)
+
+    def dispose(self):
+        self.engine.dispose()
+
+
+def _create_engine(url, pool_size):
+    if url.startswith('sqlite'):
+        return _sqlite_engine(url)
+    return sa.create_engine(url, pool_pre_ping=True, pool_recycle=3600,
+                            pool_size=pool_size, max_overflow=pool_size)
+
+
+def _sqlite_engine(url):
+    engine = sa.create_engine(
+        url, connect_args={'check_same_thread': False, 'timeout': 30})
+
+    @event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, _record):
+        # NOTE: take the write lock at BEGIN (BEGIN IMMEDIATE) so that two
+        # writers queue on the busy timeout instead of failing on upgrade.
+        dbapi_conn.isolation_level = None
+        with contextlib.closing(dbapi_conn.cursor()) as cur:
+            cur.execute('PRAGMA journal_mode=WAL')
+            cur.execute('PRAGMA foreign_keys=ON')
+
+    @event.listens_for(engine, 'begin')
+    def _on_begin(conn):
+        conn.exec_driver_sql('BEGIN IMMEDIATE')
+
+    return engine
+
+
+def retry_policy(conf_group, stop):
+    return retry.RetryPolicy('database', conf_group.retry_count,
+                             conf_group.retry_timeout, stop, RETRYABLE)

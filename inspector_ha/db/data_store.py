@@ -1,0 +1,50 @@
+"""Introspection data stores, chosen by ``[processing] store_data``."""
+
+import json
+
+import sqlalchemy as sa
+
+from inspector_ha.db import models
+
+
+class NotStored(Exception):
+    pass
+
+
+class NoStore:
+    """Keeps nothing (upstream's default)."""
+
+    enabled = False
+
+    def save(self, session, uuid, data, processed):
+        pass
+
+    def get(self, session, uuid, processed):
+        raise NotStored('Inspector is not configured to store data. Set '
+                        'the [processing] store_data configuration option '
+                        'to change this.')
+
+    def delete(self, session, uuid):
+        pass
+
+
+class DatabaseStore:
+    """Keeps data in the ``introspection_data`` table."""
+
+    enabled = True
+
+    def save(self, session, uuid, data, processed):
+        row = models.IntrospectionData(node_uuid=uuid, processed=processed,
+                                       data=json.dumps(data))
+        session.merge(row)
+
+    def get(self, session, uuid, processed):
+        row = session.get(models.IntrospectionData, (uuid, processed))
+        if row is None:
+            raise NotStored('Introspection data not found for node %s, '
+                            'processed=%s' % (uuid, processed))
+        return json.loads(row.data)
+
+    def delete(self, session, uuid):
+        table = models.IntrospectionData
+        session.execute(sa.delete(table).where(table.node_uuid == uuid))

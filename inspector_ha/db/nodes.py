@@ -1,0 +1,113 @@
+"""Node rows: reads and conditional writes.
+
+Every transition is ``UPDATE nodes ... WHERE uuid AND state AND
+generation``; zero rows updated means another writer won and this write
+is not applied (:class:`StaleWrite`).
+"""
+
+import sqlalchemy as sa
+
+from inspector_ha.common import timeutils
+from inspector_ha.db import models
+from inspector_ha.fsm import states
+
+
+class StaleWrite(Exception):
+    """The node changed since it was read: the write lost and was dropped."""
+
+
+class InvalidState(Exception):
+    """The node is in a state that does not allow the operation."""
+
+    def __init__(self, uuid, state, operation):
+        super().__init__('Invalid state %r of node %s for %s' %
+                         (state, uuid, operation))
+        self.state = state
+
+
+def get(session, uuid):
+    return session.get(models.Node, uuid)
+
+
+def transition(session, node, event, to_state, actor, request_id=None,
+               error=None):
+    """Commit ``node``'s move to ``to_state`` if nobody moved it first.
+
+    :returns: the new generation.
+    :raises StaleWrite: the node's state or generation changed.
+    """
+    values = {'state': to_state, 'generation': node.generation + 1}
+    if to_state in states.FINAL_STATES:
+        values.update(finished_at=timeutils.utcnow(), error=error)
+    _conditional_update(session, node, values)
+    if to_state in states.FINAL_STATES:
+        delete_attributes(session, node.uuid)
+    record(session, node.uuid, event, node.state, to_state,
+           values['generation'], actor, request_id)
+    return values['generation']
+
+
+def restart(session, node, manage_boot, actor, request_id):
+    """Start a new introspection attempt of an existing node row."""
+    if node.state not in states.STARTABLE_STATES:
+        raise InvalidState(node.uuid, node.state, 'introspection')
+    values = {'state': states.STARTING, 'generation': node.generation + 1,
+              'attempt': node.attempt + 1, 'started_at': timeutils.utcnow(),
+              'finished_at': None, 'error': None, 'manage_boot': manage_boot}
+    _conditional_update(session, node, values)
+    delete_attributes(session, node.uuid)
+    record(session, node.uuid, states.START, node.state, states.STARTING,
+           values['generation'], actor, request_id)
+    return values['attempt']
+
+
+def create(session, uuid, manage_boot, actor, request_id):
+    """Insert a node row in ``starting``: its first introspection."""
+    session.add(models.Node(
+        uuid=uuid, state=states.STARTING, generation=1, attempt=1,
+        started_at=timeutils.utcnow(), manage_boot=manage_boot))
+    session.flush()
+    record(session, uuid, states.START, None, states.STARTING, 1, actor,
+           request_id)
+    return 1
+
+
+def delete(session, uuid):
+    session.execute(sa.delete(models.Node).where(models.Node.uuid == uuid))
+
+
+def _conditional_update(session, node, values):
+    table = models.Node
+    result = session.execute(
+        sa.update(table).where(table.uuid == node.uuid,
+                               table.state == node.state,
+                               table.generation == node.generation)
+        .values(**values).execution_options(synchronize_session=False))
+    if result.rowcount != 1:
+        raise StaleWrite('node %s is no longer %s at generation %d' %
+                         (node.uuid, node.state, node.generation))
+
+
+def record(session, uuid, event, from_state, to_state, generation, actor,
+           request_id):
+    session.add(models.Transition(
+        node_uuid=uuid, event=event, from_state=from_state,
+        to_state=to_state, generation=generation, actor=actor,
+        request_id=request_id, at=timeutils.utcnow()))
+
+
+def add_attributes(session, uuid, name, values):
+    for value in values:
+        session.add(models.Attribute(node_uuid=uuid, name=name,
+                                     value=value))
+
+
+def delete_attributes(session, uuid):
+    session.execute(sa.delete(models.Attribute)
+                    .where(models.Attribute.node_uuid == uuid))
+
+
+def history(session, uuid):
+    query = sa.select(models.Transition).where(
+        models.Transition.node_uuid == uuid).order_by(models.Transition.id)
+    return list(session.scalars(query))

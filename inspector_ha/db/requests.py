@@ -1,0 +1,83 @@
+"""The request ledger and outbox.
+
+A request is written in the same transaction as the intent that caused it
+(``pending``); the worker that applies its transition marks it ``applied``
+in the transition's transaction, and ``done`` (or ``rejected``) in the
+transaction of the last step. A delivery of a ``done`` request is a
+duplicate and is consumed without effect. ``pending`` or ``applied``
+requests untouched for a while are published again (outbox re-drive).
+"""
+
+import datetime
+import json
+import uuid as uuidlib
+
+import sqlalchemy as sa
+
+from inspector_ha.common import timeutils
+from inspector_ha.db import models
+
+PENDING = 'pending'
+APPLIED = 'applied'
+DONE = 'done'
+REJECTED = 'rejected'
+
+OPEN = (PENDING, APPLIED)
+
+
+def add(session, node_uuid, event, attempt, payload=None, request_id=None):
+    now = timeutils.utcnow()
+    row = models.Request(
+        id=request_id or str(uuidlib.uuid4()), node_uuid=node_uuid,
+        event=event, attempt=attempt, status=PENDING, deliveries=0,
+        payload=json.dumps(payload) if payload is not None else None,
+        created_at=now, updated_at=now)
+    session.add(row)
+    session.flush()
+    return row
+
+
+def get(session, request_id):
+    return session.get(models.Request, request_id)
+
+
+def payload(row):
+    return json.loads(row.payload) if row.payload else {}
+
+
+def mark(session, request_id, status, detail=None):
+    session.execute(
+        sa.update(models.Request).where(models.Request.id == request_id)
+        .values(status=status, detail=detail, updated_at=timeutils.utcnow()))
+
+
+def count_delivery(session, request_id):
+    """Count one more delivery; return the new count (0 if unknown)."""
+    table = models.Request
+    session.execute(sa.update(table).where(table.id == request_id)
+                    .values(deliveries=table.deliveries + 1))
+    return session.scalar(sa.select(table.deliveries)
+                          .where(table.id == request_id)) or 0
+
+
+def stale(session, older_than, limit=500):
+    """Open requests untouched for ``older_than`` seconds, oldest first."""
+    cutoff = timeutils.utcnow() - datetime.timedelta(seconds=older_than)
+    table = models.Request
+    query = (sa.select(table).where(table.status.in_(OPEN),
+                                    table.updated_at < cutoff)
+             .order_by(table.updated_at).limit(limit))
+    return list(session.scalars(query))
+
+
+def touch(session, request_ids):
+    table = models.Request
+    session.execute(sa.update(table).where(table.id.in_(request_ids))
+                    .values(updated_at=timeutils.utcnow()))
+
+
+def for_node(session, node_uuid):
+    table = models.Request
+    return list(session.scalars(
+        sa.select(table).where(table.node_uuid == node_uuid)
+        .order_by(table.created_at)))

@@ -1,0 +1,97 @@
+"""Ironic through openstacksdk, every call retried per ``[ironic]``.
+
+Only the calls inspector-ha needs, so the number of Ironic calls per
+introspection stays visible in one place.
+"""
+
+import logging
+
+from keystoneauth1 import exceptions as ks_exc
+from keystoneauth1 import loading
+import openstack
+from openstack import exceptions as sdk_exc
+
+from inspector_ha.common import retry
+
+LOG = logging.getLogger(__name__)
+GROUP = 'ironic'
+
+#: Provision states in which a node may be introspected (upstream's).
+VALID_STATES = frozenset(['enroll', 'manageable', 'inspecting',
+                          'inspect wait', 'inspect failed'])
+
+NotFound = sdk_exc.NotFoundException
+Error = sdk_exc.SDKException
+
+
+def _retryable(exc):
+    if isinstance(exc, sdk_exc.HttpException):
+        return (exc.status_code or 0) >= 500 or exc.status_code == 409
+    return True
+
+
+RETRYABLE = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout,
+             ks_exc.RetriableConnectionFailure, sdk_exc.HttpException)
+
+
+class Ironic:
+    """A thin, retrying facade over ``conn.baremetal``."""
+
+    def __init__(self, conn, policy):
+        self._bm = conn.baremetal
+        self._policy = policy
+
+    def _call(self, name, *args, **kwargs):
+        return self._policy.call(getattr(self._bm, name), *args, **kwargs)
+
+    def _list(self, name, **kwargs):
+        method = getattr(self._bm, name)
+        return self._policy.call(lambda: list(method(**kwargs)))
+
+    def get_node(self, ident, fields=None):
+        return self._call('get_node', ident, fields=fields)
+
+    def validate_power(self, uuid):
+        return self._call('validate_node', uuid, required=('power',))
+
+    def port_macs(self, uuid):
+        return [p.address.lower() for p in
+                self._list('ports', node_uuid=uuid, fields=['address'])]
+
+    def set_pxe_boot(self, uuid, persistent=False):
+        self._call('set_node_boot_device', uuid, 'pxe', persistent=persistent)
+
+    def reboot(self, uuid):
+        self._call('set_node_power_state', uuid, 'rebooting')
+
+    def power_off(self, uuid):
+        self._call('set_node_power_state', uuid, 'power off')
+
+    def patch_node(self, uuid, patch):
+        if patch:
+            self._call('patch_node', uuid, patch)
+
+    def create_port(self, uuid, address, pxe_enabled=True, extra=None):
+        try:
+            self._call('create_port', node_uuid=uuid, address=address,
+                       is_pxe_enabled=pxe_enabled, extra=extra or {})
+        except sdk_exc.ConflictException:
+            LOG.info('Port %s of node %s already exists', address, uuid)
+
+    def node_uuids(self):
+        return {n.id for n in self._list('nodes', fields=['uuid'])}
+
+
+def connect(conf, stop):
+    """Build the facade from ``[ironic]`` (keystoneauth options)."""
+    auth = loading.load_auth_from_conf_options(conf, GROUP)
+    session = loading.load_session_from_conf_options(conf, GROUP, auth=auth)
+    group = conf[GROUP]
+    conn = openstack.connection.Connection(
+        session=session, baremetal_endpoint_override=group.endpoint_override,
+        baremetal_api_version=group.api_version,
+        baremetal_status_code_retries=0)
+    policy = retry.RetryPolicy('ironic', group.retry_count,
+                               group.retry_timeout, stop, RETRYABLE,
+                               retry_if=_retryable)
+    return Ironic(conn, policy)

@@ -1,0 +1,79 @@
+"""The one service object: it owns every backend connection.
+
+Built in ``cmd/`` from a ``ConfigOpts``; nothing else in the package keeps
+module-level state. ``stop`` is the design's process-local SIGTERM flag:
+every blocking wait and sleep waits on it.
+"""
+
+import logging
+import os
+import threading
+
+from stevedore import driver
+
+from inspector_ha.coordination import tooz_backend
+from inspector_ha.db import api as db_api
+from inspector_ha.engine import periodic
+from inspector_ha.engine import throttle
+from inspector_ha.engine import worker
+from inspector_ha.ironic import client as ironic_client
+from inspector_ha.messaging import queue
+from inspector_ha.processing import pipeline
+
+LOG = logging.getLogger(__name__)
+DATA_STORES = 'inspector_ha.introspection_data.store'
+
+
+class Service:
+    def __init__(self, conf):
+        self.conf = conf
+        self.stop = threading.Event()
+        self.failure = None
+        self.member_id = '%s.%d' % (conf.host, os.getpid())
+        self.store = db_api.Store(
+            conf.database.connection,
+            db_api.retry_policy(conf.database, self.stop),
+            conf.database.max_pool_size)
+        self.coordinator = tooz_backend.Coordinator(
+            conf.coordination.backend_url, self.member_id,
+            tooz_backend.retry_policy(conf.coordination, self.stop))
+        self.transport = queue.get_transport(conf)
+        self.publisher = queue.Publisher(self.transport, conf.queue.topic,
+                                         self.member_id)
+        self.ironic = ironic_client.connect(conf, self.stop)
+        self.pipeline = pipeline.Pipeline(conf)
+        self.data_store = driver.DriverManager(
+            DATA_STORES, conf.processing.store_data,
+            invoke_on_load=True).driver
+        self.throttle = throttle.RebootThrottle(
+            self.coordinator, conf.worker.reboot_throttle, self.stop)
+        self._consumer = None
+        self._threads = []
+
+    def start(self, workers=True, periodic_tasks=True):
+        self.coordinator.start()
+        if workers:
+            self._consumer = queue.Consumer(
+                self.transport, self.conf.queue.topic,
+                worker.Worker(self).handle, self.conf.worker.pool_size)
+            self._consumer.start()
+        if periodic_tasks:
+            self._threads = periodic.start_all(self)
+
+    def fail(self, exc):
+        """A backend is gone for good: stop the whole process."""
+        if self.failure is None:
+            LOG.error('Stopping the service: %s', exc)
+            self.failure = exc
+        self.stop.set()
+
+    def shutdown(self):
+        self.stop.set()
+        if self._consumer is not None:
+            self._consumer.stop()
+            self._consumer.wait()
+        for thread in self._threads:
+            thread.join(timeout=self.conf.worker.shutdown_timeout)
+        self.coordinator.stop()
+        self.transport.cleanup()
+        self.store.dispose()
