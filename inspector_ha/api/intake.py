@@ -16,6 +16,10 @@ class NotInCache(Exception):
     pass
 
 
+class RetryLater(Exception):
+    """A condition that clears by itself; the ramdisk should retry."""
+
+
 def start(session, uuid, manage_boot, bmc_addresses, actor, data_store):
     request_id = str(uuidlib.uuid4())
     node = nodes.get(session, uuid)
@@ -33,6 +37,9 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store):
 def process(session, uuid, data, data_store):
     """Accept ramdisk data; a retried post reuses the open request."""
     node = _existing(session, uuid)
+    if node.state == st.STARTING:
+        raise RetryLater('Node %s is still being prepared for '
+                         'introspection, retry later' % uuid)
     if node.state not in (st.WAITING, st.ENROLLING):
         raise nodes.InvalidState(uuid, node.state, 'processing data')
     for request in requests.for_node(session, uuid):

@@ -39,6 +39,8 @@ class V1:
             raise errors.ApiError(str(exc), 404) from None
         except nodes.InvalidState as exc:
             raise errors.ApiError(str(exc), 400) from None
+        except intake.RetryLater as exc:
+            raise errors.ApiError(str(exc), 409) from None
 
     def _publish(self, request_id, uuid, event):
         if request_id is not None:

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
+from inspector_ha.db import nodes
 
 PENDING = 'pending'
 APPLIED = 'applied'
@@ -49,6 +50,21 @@ def mark(session, request_id, status, detail=None):
     session.execute(
         sa.update(models.Request).where(models.Request.id == request_id)
         .values(status=status, detail=detail, updated_at=timeutils.utcnow()))
+
+
+def mark_open(session, request_id, status):
+    """Move an open request to ``status``; a closed one is not reopened.
+
+    :raises StaleWrite: the request was closed meanwhile (the transaction
+        must roll back: another delivery already did the work).
+    """
+    table = models.Request
+    result = session.execute(
+        sa.update(table).where(table.id == request_id,
+                               table.status.in_(OPEN))
+        .values(status=status, updated_at=timeutils.utcnow()))
+    if result.rowcount != 1:
+        raise nodes.StaleWrite('request %s is no longer open' % request_id)
 
 
 def count_delivery(session, request_id):

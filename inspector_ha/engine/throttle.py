@@ -12,14 +12,15 @@ class RebootThrottle:
     """
 
     def __init__(self, coordinator, quantum, stop):
-        self._lock = coordinator.lock('reboot') if quantum > 0 else None
+        self._coordinator = coordinator
         self._quantum = quantum
         self._stop = stop
 
     def run(self, func, *args):
-        if self._lock is None:
+        if self._quantum <= 0:
             return func(*args)
-        while not self._lock.acquire(timeout=1.0):
+        lock = self._coordinator.lock('reboot')
+        while not lock.acquire(timeout=1.0):
             if self._stop.is_set():
                 raise retry.Interrupted('reboot throttle')
         try:
@@ -27,4 +28,4 @@ class RebootThrottle:
                 raise retry.Interrupted('reboot throttle')
             return func(*args)
         finally:
-            self._lock.release()
+            lock.release()

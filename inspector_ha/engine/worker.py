@@ -59,6 +59,11 @@ class Worker:
         return False
 
     def _drive(self, request):
+        # Read again under the lock: a delivery that finished while this
+        # one waited for the lock has already done the work.
+        request = self._store.transaction(requests.get, request.id)
+        if request.status not in requests.OPEN:
+            return True
         deliveries = self._store.transaction(requests.count_delivery,
                                              request.id)
         node = self._store.transaction(nodes.get, request.node_uuid)
@@ -74,6 +79,8 @@ class Worker:
         try:
             to_state = machine.advance(node.state, request.event)
         except machine.IllegalTransition as exc:
+            if request.status == requests.APPLIED:
+                return self._done(request, 'already applied; %s' % exc)
             return self._reject(request, str(exc))
         error = None
         if to_state == st.ERROR:
@@ -95,8 +102,12 @@ class Worker:
         except (nodes.StaleWrite, machine.IllegalTransition) as exc:
             LOG.info('Follow-up %s of node %s lost to a newer write: %s',
                      event, node.uuid, exc)
-            self._store.transaction(requests.mark, request.id,
-                                    requests.DONE, str(exc))
+            return self._done(request, str(exc))
+        return True
+
+    def _done(self, request, why):
+        self._store.transaction(requests.mark, request.id, requests.DONE,
+                                why)
         return True
 
     def _reject(self, request, why):
@@ -118,9 +129,9 @@ class Worker:
 
 def _save(session, node, request, to_state, actor, error):
     """Commit the transition and mark the request applied."""
+    requests.mark_open(session, request.id, requests.APPLIED)
     nodes.transition(session, node, request.event, to_state, actor,
                      request.id, error)
-    requests.mark(session, request.id, requests.APPLIED)
     return nodes.get(session, node.uuid)
 
 
@@ -130,7 +141,7 @@ def _follow_up(session, node, request, event, actor, error):
         to_state = machine.advance(node.state, event)
         nodes.transition(session, node, event, to_state, actor,
                          request.id, error)
-    requests.mark(session, request.id, requests.DONE)
+    requests.mark_open(session, request.id, requests.DONE)
 
 
 def _delete(session, request):

@@ -6,6 +6,9 @@ was applied meets the *target* state again, so every reentrant event has a
 self-loop on its target, and the one strict event (``process``, the
 design's ``Continue!``) leads from its target to ``error`` instead: a
 ramdisk's data is never processed twice (the "deja vu" rule).
+``timeout`` has no self-loop on ``error`` on purpose, so a late timeout
+never overwrites a real error; a redelivered timeout whose transition was
+applied is recognised by the request ledger instead.
 
 Deviations from upstream, on purpose:
 

@@ -38,15 +38,22 @@ class Ironic:
     """A thin, retrying facade over ``conn.baremetal``."""
 
     def __init__(self, conn, policy):
-        self._bm = conn.baremetal
+        self._conn = conn
         self._policy = policy
 
+    def _method(self, name):
+        # NOTE: conn.baremetal discovers the API version on first access;
+        # doing it here keeps that inside the retry policy, so a process
+        # starts (and answers GET /) while Ironic is unreachable.
+        return getattr(self._conn.baremetal, name)
+
     def _call(self, name, *args, **kwargs):
-        return self._policy.call(getattr(self._bm, name), *args, **kwargs)
+        return self._policy.call(
+            lambda: self._method(name)(*args, **kwargs))
 
     def _list(self, name, **kwargs):
-        method = getattr(self._bm, name)
-        return self._policy.call(lambda: list(method(**kwargs)))
+        return self._policy.call(
+            lambda: list(self._method(name)(**kwargs)))
 
     def get_node(self, ident, fields=None):
         return self._call('get_node', ident, fields=fields)

@@ -11,7 +11,7 @@ class RootDiskSelectionHook(base.ProcessingHook):
         local_gb = 0
         if root and root.get('size'):
             local_gb = int(root['size']) // GiB
-            if self.conf.processing.disk_partitioning_spacing:
+            if local_gb and self.conf.processing.disk_partitioning_spacing:
                 local_gb -= 1
         data['local_gb'] = local_gb
         node.set_property('local_gb', str(local_gb),

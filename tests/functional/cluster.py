@@ -1,0 +1,134 @@
+"""A real inspector-ha cluster in subprocesses: N API processes and M
+workers sharing one database, broker and coordination backend."""
+
+import pathlib
+import signal
+import subprocess
+import sys
+
+import requests
+
+import backends
+
+BIN = pathlib.Path(sys.executable).parent
+
+
+class Cluster:
+    """Processes of this checkout's console scripts, with log files.
+
+    :param conf: ``{group: {option: value}}`` merged into the base config.
+    """
+
+    def __init__(self, workdir, database, transport, coordination, ironic,
+                 apis=2, workers=3, conf=None):
+        self.workdir = pathlib.Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.database = database
+        self.apis = []
+        self.workers = []
+        self._n_apis = apis
+        self._n_workers = workers
+        self.base = self._write('base.conf', _merge(
+            _base(database, transport, coordination, ironic,
+                  self.workdir), conf or {}))
+
+    def _write(self, name, groups):
+        path = self.workdir / name
+        lines = []
+        for group, options in groups.items():
+            lines.append('[%s]' % group)
+            lines.extend('%s = %s' % kv for kv in options.items())
+        path.write_text('\n'.join(lines) + '\n')
+        return path
+
+    def start(self):
+        subprocess.run([BIN / 'inspector-ha-dbsync', '--config-file',
+                        self.base, 'upgrade'], check=True,
+                       capture_output=True)
+        for _ in range(self._n_workers):
+            self.add_worker()
+        for _ in range(self._n_apis):
+            self.add_api()
+        for api in self.apis:
+            backends.wait_for(lambda: _answers(api.url), 30,
+                              message='API %s did not answer' % api.url)
+        return self
+
+    def add_worker(self):
+        name = 'worker-%d' % len(self.workers)
+        proc = self._spawn('inspector-ha-worker', name, {})
+        self.workers.append(proc)
+        return proc
+
+    def add_api(self):
+        name = 'api-%d' % len(self.apis)
+        port = backends.free_port()
+        proc = self._spawn('inspector-ha-api', name,
+                           {'listen_port': port})
+        proc.url = 'http://127.0.0.1:%d' % port
+        self.apis.append(proc)
+        return proc
+
+    def _spawn(self, command, name, options):
+        own = self._write(name + '.conf', {'DEFAULT': dict(
+            options, host=name)})
+        log = open(self.workdir / (name + '.log'), 'ab')
+        proc = subprocess.Popen(
+            [BIN / command, '--config-file', self.base, '--config-file',
+             own], stdout=log, stderr=subprocess.STDOUT)
+        proc.name = name
+        proc.log = self.workdir / (name + '.log')
+        return proc
+
+    @property
+    def api_urls(self):
+        return [api.url for api in self.apis if api.poll() is None]
+
+    def stop(self, timeout=30):
+        """SIGTERM everything; return {name: exit code}."""
+        procs = [p for p in self.apis + self.workers if p.poll() is None]
+        for proc in procs:
+            proc.send_signal(signal.SIGTERM)
+        codes = {}
+        for proc in self.apis + self.workers:
+            try:
+                codes[proc.name] = proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                codes[proc.name] = 'killed'
+        return codes
+
+    def logs(self, lines=40):
+        return '\n'.join('== %s\n%s' % (p.name, backends._log_tail(
+            p.log, lines)) for p in self.apis + self.workers)
+
+
+def _answers(url):
+    try:
+        return requests.get(url + '/', timeout=1).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def _base(database, transport, coordination, ironic, workdir):
+    return {
+        'DEFAULT': {'transport_url': transport, 'listen_address':
+                    '127.0.0.1', 'state_path': workdir, 'debug': 'false'},
+        'database': {'connection': database},
+        'coordination': {'backend_url': coordination},
+        'ironic': {'auth_type': 'none', 'endpoint_override': ironic},
+        'worker': {'pool_size': 4, 'redrive_period': 5,
+                   'redrive_after': 20},
+        'processing': {'store_data': 'database'},
+        'oslo_messaging_rabbit': {'rabbit_qos_prefetch_count': 4,
+                                  'amqp_durable_queues': 'true'},
+    }
+
+
+def _merge(base, extra):
+    merged = {g: dict(o) for g, o in base.items()}
+    for group, options in extra.items():
+        merged.setdefault(group, {}).update(options)
+    return merged
+
+

@@ -1,0 +1,94 @@
+"""Simulated ramdisks: when Ironic shows a node powered on, post its
+IPA-format inventory to ``/v1/continue``, retrying like IPA on 409/5xx."""
+
+import itertools
+import threading
+from concurrent import futures
+
+import requests
+
+GiB = 1024 ** 3
+
+
+def ipa_payload(macs, bmc_address=None, cpus=4, memory_mb=8192,
+                disk_gb=100, error=None):
+    interfaces = [{'name': 'eth%d' % i, 'mac_address': mac,
+                   'ipv4_address': '192.0.2.%d' % (100 + i) if i == 0
+                   else None, 'has_carrier': True}
+                  for i, mac in enumerate(macs)]
+    disk = {'name': '/dev/sda', 'model': 'QEMU', 'size': disk_gb * GiB,
+            'rotational': False, 'serial': None}
+    return {
+        'inventory': {
+            'interfaces': interfaces,
+            'cpu': {'count': cpus, 'architecture': 'x86_64',
+                    'model_name': 'QEMU', 'frequency': ''},
+            'memory': {'total': memory_mb * 1024 * 1024,
+                       'physical_mb': memory_mb},
+            'disks': [disk], 'bmc_address': bmc_address or '',
+            'bmc_v6address': '::/0',
+            'boot': {'current_boot_mode': 'bios',
+                     'pxe_interface': macs[0]},
+            'hostname': 'localhost'},
+        'root_disk': disk,
+        'boot_interface': '01-' + macs[0].replace(':', '-'),
+        'configuration': {'collectors': ['default', 'logs']},
+        'error': error, 'logs': 'bG9ncw==' * 64}
+
+
+class Ramdisks:
+    """Watches Ironic and plays the ramdisk of each node once.
+
+    :param nodes: ``{uuid: payload}``.
+    """
+
+    def __init__(self, ironic_url, api_urls, nodes, concurrency=50,
+                 attempts=6, backoff=0.5):
+        self._ironic = ironic_url
+        self._apis = itertools.cycle(list(api_urls))
+        self._pending = dict(nodes)
+        self._pool = futures.ThreadPoolExecutor(concurrency)
+        self._attempts = attempts
+        self._backoff = backoff
+        self._stop = threading.Event()
+        self.results = {}
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        self._pool.shutdown(wait=True)
+
+    def _watch(self):
+        session = requests.Session()
+        while self._pending and not self._stop.wait(0.2):
+            for uuid in self._powered_on(session):
+                payload = self._pending.pop(uuid, None)
+                if payload is not None:
+                    self._pool.submit(self._post, uuid, payload)
+
+    def _powered_on(self, session):
+        resp = session.get(self._ironic + '/v1/nodes', params={
+            'fields': 'uuid,power_state', 'limit': 1000},
+            headers={'X-OpenStack-Ironic-API-Version': 'latest'}, timeout=30)
+        return [n['uuid'] for n in resp.json()['nodes']
+                if n['power_state'] == 'power on']
+
+    def _post(self, uuid, payload):
+        for attempt in range(self._attempts):
+            code = self._post_once(payload)
+            self.results[uuid] = code
+            if code not in (409, 500, 502, 503, 504, None):
+                return
+            self._stop.wait(self._backoff * (attempt + 1))
+
+    def _post_once(self, payload):
+        try:
+            return requests.post(next(self._apis) + '/v1/continue',
+                                 json=payload, timeout=30).status_code
+        except requests.RequestException:
+            return None

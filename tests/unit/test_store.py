@@ -1,0 +1,302 @@
+"""The SQL store on a real SQLite file: node rows, ledger, lookup, schema."""
+
+import datetime
+import threading
+import uuid as uuidlib
+
+import pytest
+import sqlalchemy as sa
+
+from inspector_ha.common import timeutils
+from inspector_ha.db import lookup
+from inspector_ha.db import migration
+from inspector_ha.db import models
+from inspector_ha.db import nodes
+from inspector_ha.db import requests
+from inspector_ha.fsm import states as st
+
+ACTOR = 'unit-test'
+MAC1, MAC2, MAC3 = '11:22:33:44:55:66', '11:22:33:44:55:77', \
+    '11:22:33:44:55:88'
+
+
+def _node(store, uuid):
+    return store.transaction(nodes.get, uuid)
+
+
+def _history(store, uuid):
+    return [(t.event, t.from_state, t.to_state, t.generation)
+            for t in store.transaction(nodes.history, uuid)]
+
+
+def _attributes(store, uuid):
+    def query(session):
+        return sorted(session.execute(
+            sa.select(models.Attribute.name, models.Attribute.value).where(
+                models.Attribute.node_uuid == uuid)).all())
+    return store.transaction(query)
+
+
+def test_a_created_node_starts_its_first_attempt(store):
+    uuid = str(uuidlib.uuid4())
+    assert store.transaction(nodes.create, uuid, True, ACTOR, 'r1') == 1
+    node = _node(store, uuid)
+    assert (node.state, node.generation, node.attempt) == ('starting', 1, 1)
+    assert node.started_at is not None and node.finished_at is None
+    [record] = store.transaction(nodes.history, uuid)
+    assert (record.event, record.from_state, record.to_state,
+            record.request_id, record.actor) == ('start', None, 'starting',
+                                                 'r1', ACTOR)
+
+
+def test_a_transition_moves_the_node_and_bumps_its_generation(store,
+                                                              put_node):
+    uuid = put_node(st.STARTING)
+    node = _node(store, uuid)
+    assert store.transaction(nodes.transition, node, st.WAIT, st.WAITING,
+                             ACTOR) == 2
+    node = _node(store, uuid)
+    assert (node.state, node.generation, node.finished_at) == (
+        'waiting', 2, None)
+
+
+@pytest.mark.parametrize('change', [{'generation': 7},
+                                    {'state': st.PROCESSING}])
+def test_a_transition_read_from_a_stale_row_raises_and_changes_nothing(
+        store, put_node, change):
+    uuid = put_node(st.WAITING, macs=[MAC1])
+    stale = _node(store, uuid)
+    for name, value in change.items():
+        setattr(stale, name, value)
+    before = _history(store, uuid)
+    with pytest.raises(nodes.StaleWrite):
+        store.transaction(nodes.transition, stale, st.FAIL, st.ERROR, ACTOR,
+                          error='lost')
+    node = _node(store, uuid)
+    assert (node.state, node.generation, node.error) == ('waiting', 2, None)
+    assert _history(store, uuid) == before
+    assert _attributes(store, uuid) == [('mac', MAC1)]
+
+
+def test_of_two_threads_racing_the_same_transition_exactly_one_wins(
+        store, put_node):
+    uuid = put_node(st.WAITING)
+    barrier = threading.Barrier(2, timeout=10)
+    outcomes = []
+
+    def race(name):
+        node = _node(store, uuid)
+        barrier.wait()
+        try:
+            store.transaction(nodes.transition, node, st.PROCESS,
+                              st.PROCESSING, name)
+            outcomes.append('won')
+        except nodes.StaleWrite:
+            outcomes.append('lost')
+
+    threads = [threading.Thread(target=race, args=('t%d' % i,))
+               for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+        assert not thread.is_alive()
+    assert sorted(outcomes) == ['lost', 'won']
+    assert _node(store, uuid).generation == 3
+    assert [h[0] for h in _history(store, uuid)].count('process') == 1
+
+
+@pytest.mark.parametrize('event,final,error', [
+    (st.FINISH, st.FINISHED, None), (st.FAIL, st.ERROR, 'boom')])
+def test_entering_a_final_state_sets_finished_at_error_and_drops_attributes(
+        store, put_node, event, final, error):
+    uuid = put_node(st.PROCESSING, macs=[MAC1], bmcs=['10.0.0.1'])
+    node = _node(store, uuid)
+    store.transaction(nodes.transition, node, event, final, ACTOR,
+                      error=error)
+    node = _node(store, uuid)
+    assert node.state == final
+    assert node.finished_at is not None and node.error == error
+    assert _attributes(store, uuid) == []
+
+
+@pytest.mark.parametrize('state', sorted(set(st.STATES) -
+                                         st.STARTABLE_STATES))
+def test_a_restart_from_a_state_that_cannot_start_raises_invalid_state(
+        store, put_node, state):
+    uuid = put_node(state, macs=[MAC1])
+    node = _node(store, uuid)
+    with pytest.raises(nodes.InvalidState) as info:
+        store.transaction(nodes.restart, node, True, ACTOR, 'r2')
+    assert info.value.state == state
+    after = _node(store, uuid)
+    assert (after.state, after.generation, after.attempt) == (
+        state, node.generation, 1)
+
+
+@pytest.mark.parametrize('state', sorted(st.STARTABLE_STATES))
+def test_a_restart_begins_a_new_attempt_from_scratch(store, put_node,
+                                                     state):
+    uuid = put_node(state, macs=[MAC1])
+    node = _node(store, uuid)
+    assert store.transaction(nodes.restart, node, False, ACTOR, 'r2') == 2
+    after = _node(store, uuid)
+    assert (after.state, after.attempt, after.manage_boot) == (
+        'starting', 2, False)
+    assert after.generation == node.generation + 1
+    assert after.finished_at is None and after.error is None
+    assert _attributes(store, uuid) == []
+
+
+def test_history_records_every_committed_transition(store, put_node):
+    uuid = put_node(st.STARTING)
+    for event, target in [(st.WAIT, st.WAITING), (st.PROCESS, st.PROCESSING),
+                          (st.FINISH, st.FINISHED)]:
+        store.transaction(nodes.transition, _node(store, uuid), event,
+                          target, ACTOR, 'req-' + event)
+    with pytest.raises(RuntimeError):
+        store.transaction(_transition_then_fail, _node(store, uuid))
+    store.transaction(nodes.restart, _node(store, uuid), True, ACTOR, 'r2')
+    assert _history(store, uuid) == [
+        ('start', None, 'starting', 1), ('wait', 'starting', 'waiting', 2),
+        ('process', 'waiting', 'processing', 3),
+        ('finish', 'processing', 'finished', 4),
+        ('start', 'finished', 'starting', 5)]
+
+
+def _transition_then_fail(session, node):
+    nodes.transition(session, node, st.FINISH, st.FINISHED, ACTOR)
+    raise RuntimeError('rolled back')
+
+
+# The request ledger and outbox.
+
+def test_a_request_is_added_pending_and_read_back(store, put_node):
+    uuid = put_node(st.WAITING)
+    row = store.transaction(requests.add, uuid, st.PROCESS, 1,
+                            payload={'inventory': {'a': 1}})
+    got = store.transaction(requests.get, row.id)
+    assert (got.node_uuid, got.event, got.attempt, got.status,
+            got.deliveries) == (uuid, 'process', 1, 'pending', 0)
+    assert requests.payload(got) == {'inventory': {'a': 1}}
+    assert store.transaction(requests.get, 'no-such-request') is None
+
+
+def test_a_request_without_payload_has_an_empty_one(store):
+    row = store.transaction(requests.add, 'n', st.ABORT, 1, request_id='r')
+    assert row.id == 'r'
+    assert requests.payload(store.transaction(requests.get, 'r')) == {}
+
+
+def test_marking_a_request_records_its_status_and_detail(store):
+    row = store.transaction(requests.add, 'n', st.ABORT, 1)
+    store.transaction(requests.mark, row.id, requests.REJECTED, 'why')
+    got = store.transaction(requests.get, row.id)
+    assert (got.status, got.detail) == ('rejected', 'why')
+    assert got.updated_at >= row.updated_at
+
+
+def test_deliveries_are_counted_one_by_one(store):
+    row = store.transaction(requests.add, 'n', st.ABORT, 1)
+    counts = [store.transaction(requests.count_delivery, row.id)
+              for _ in range(3)]
+    assert counts == [1, 2, 3]
+    assert store.transaction(requests.count_delivery, 'unknown') == 0
+
+
+def _age(store, request_id, seconds):
+    def update(session):
+        session.execute(sa.update(models.Request).where(
+            models.Request.id == request_id).values(
+                updated_at=timeutils.utcnow() -
+                datetime.timedelta(seconds=seconds)))
+    store.transaction(update)
+
+
+def test_only_open_requests_untouched_for_long_are_stale(store):
+    ids = {}
+    for name, age in [('old', 300), ('older', 600), ('fresh', 1),
+                      ('done', 900), ('applied', 120)]:
+        ids[name] = store.transaction(requests.add, 'n', st.ABORT, 1).id
+        if name == 'done':
+            store.transaction(requests.mark, ids[name], requests.DONE)
+        if name == 'applied':
+            store.transaction(requests.mark, ids[name], requests.APPLIED)
+        _age(store, ids[name], age)
+    stale = store.transaction(requests.stale, 60)
+    assert [r.id for r in stale] == [ids['older'], ids['old'],
+                                     ids['applied']]
+    assert [r.id for r in store.transaction(requests.stale, 60, 1)] == [
+        ids['older']]
+
+
+def test_a_touched_request_is_no_longer_stale(store):
+    row = store.transaction(requests.add, 'n', st.ABORT, 1)
+    _age(store, row.id, 300)
+    store.transaction(requests.touch, [row.id])
+    assert store.transaction(requests.stale, 60) == []
+
+
+# Lookup.
+
+@pytest.fixture
+def three_nodes(put_node):
+    return [put_node(st.WAITING, macs=[MAC1, MAC2], bmcs=['10.0.0.1']),
+            put_node(st.WAITING, macs=[MAC3], bmcs=['10.0.0.2']),
+            put_node(st.WAITING, macs=[], bmcs=['10.0.0.1'])]
+
+
+def test_the_highest_lookup_score_wins(store, three_nodes):
+    first, second, third = three_nodes
+    assert store.transaction(lookup.find, [MAC1], ['10.0.0.1']) == first
+    assert store.transaction(lookup.find, [MAC3, 'aa:aa:aa:aa:aa:aa'],
+                             []) == second
+    assert store.transaction(lookup.find, [MAC1, MAC2, MAC3], []) == first
+
+
+def test_a_lookup_tie_is_ambiguous(store, three_nodes):
+    with pytest.raises(lookup.Ambiguous):
+        store.transaction(lookup.find, [], ['10.0.0.1'])
+    with pytest.raises(lookup.Ambiguous):
+        store.transaction(lookup.find, [MAC1, MAC3], [])
+
+
+def test_a_lookup_matching_nothing_raises_not_found(store, three_nodes):
+    with pytest.raises(lookup.NotFound):
+        store.transaction(lookup.find, ['aa:bb:cc:dd:ee:ff'], ['10.9.9.9'])
+    with pytest.raises(lookup.NotFound):
+        store.transaction(lookup.find, [], [])
+
+
+def test_lookup_macs_are_matched_lower_cased(store, three_nodes):
+    assert store.transaction(lookup.find, [MAC3.upper()], []) == \
+        three_nodes[1]
+
+
+def test_a_finished_node_is_not_found_any_more(store, put_node):
+    uuid = put_node(st.PROCESSING, macs=[MAC1])
+    store.transaction(nodes.transition, _node(store, uuid), st.FINISH,
+                      st.FINISHED, ACTOR)
+    with pytest.raises(lookup.NotFound):
+        store.transaction(lookup.find, [MAC1], [])
+
+
+# Schema.
+
+def test_an_upgrade_twice_is_a_no_op(db_url, store, put_node):
+    uuid = put_node(st.WAITING, macs=[MAC1])
+    assert migration.current(db_url) == '0001'
+    migration.upgrade(db_url)
+    assert migration.current(db_url) == '0001'
+    assert _node(store, uuid).state == 'waiting'
+    assert _attributes(store, uuid) == [('mac', MAC1)]
+
+
+def test_a_fresh_schema_has_every_table(db_url):
+    engine = sa.create_engine(db_url)
+    try:
+        tables = set(sa.inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+    assert tables >= {'nodes', 'attributes', 'introspection_data',
+                      'requests', 'transitions', 'alembic_version'}
