@@ -13,13 +13,15 @@ def main(argv=None):
                               allow_embedded=True)
     migration.upgrade(conf.database.connection)
     service = service_mod.Service(conf)
-    service.start(workers=True, periodic_tasks=True)
+    if not common.start(service, workers=True, periodic_tasks=True):
+        return 1
     server = common.serve(conf, api_app.create_app(service))
     common.on_signals(service.stop.set)
     service.stop.wait()
     server.shutdown()
     service.shutdown()
     return 1 if service.failure else 0
+
 
 
 if __name__ == '__main__':

@@ -11,6 +11,7 @@ from werkzeug import serving
 
 from inspector_ha import conf as conf_mod
 from inspector_ha.cmd import embedded
+from inspector_ha.common import retry
 
 LOG = logging.getLogger('inspector_ha')
 CONFIG_ENV = 'INSPECTOR_HA_CONFIG_FILE'
@@ -70,3 +71,14 @@ def serve(conf, app):
     print('inspector-ha API listening on http://%s:%d/' % (
         '[%s]' % host if ':' in host else host, port), flush=True)
     return server
+
+
+def start(service, **kwargs):
+    """Start the service; False (after cleaning up) if a backend is gone."""
+    try:
+        service.start(**kwargs)
+        return True
+    except (retry.BackendUnavailable, retry.Interrupted) as exc:
+        LOG.error('Could not start: %s', exc)
+        service.shutdown()
+        return False

@@ -49,16 +49,38 @@ def _states(api_url, uuids):
                             timeout=30).json() for u in uuids}
 
 
-def _wait_finished(api_url, uuids, timeout):
+def _wait_finished(api_url, uuids, timeout, database=None):
     last = {}
 
     def done():
         last.update(_states(api_url, [u for u in uuids if not last.get(
             u, {}).get('finished')]))
         return all(s.get('finished') for s in last.values())
-    backends.wait_for(done, timeout, interval=1.0, message=lambda: str(
-        collections.Counter(s.get('state') for s in last.values())))
+    try:
+        backends.wait_for(done, timeout, interval=1.0)
+    except TimeoutError:
+        raise AssertionError('not finished after %s s: %s\n%s' % (
+            timeout, collections.Counter(s.get('state') for s in
+                                         last.values()),
+            _ledger(database, uuids))) from None
     return last
+
+
+def _ledger(database, uuids):
+    """Open requests and the last transitions, to explain a stall."""
+    if database is None:
+        return ''
+    engine = sa.create_engine(database)
+    with engine.connect() as conn:
+        open_ = conn.execute(sa.text(
+            "SELECT node_uuid, event, status, deliveries, updated_at FROM "
+            "requests WHERE status IN ('pending', 'applied')")).all()
+        last = conn.execute(sa.text(
+            'SELECT node_uuid, actor, event, from_state, to_state, at FROM '
+            'transitions ORDER BY id DESC LIMIT 15')).all()
+    engine.dispose()
+    return 'open requests:\n%s\nlast transitions:\n%s' % (
+        '\n'.join(map(str, open_)), '\n'.join(map(str, last)))
 
 
 def _history(database):
@@ -93,7 +115,7 @@ def run_batch(ironic, the_cluster, count, timeout):
     try:
         _start_all(the_cluster.api_urls, list(nodes))
         states = _wait_finished(the_cluster.api_urls[0], list(nodes),
-                                timeout)
+                                timeout, the_cluster.database)
     finally:
         disks.stop()
     return nodes, states

@@ -51,7 +51,7 @@ def test_a_killed_workers_requests_are_redelivered_and_finished_once(
             message='worker-0 never held a request')
         victim.send_signal(signal.SIGKILL)
         states = batch._wait_finished(the_cluster.api_urls[0], list(nodes),
-                                      180)
+                                      180, pg_url)
     finally:
         disks.stop()
         codes = the_cluster.stop()
