@@ -38,8 +38,12 @@ class Service:
             conf.coordination.backend_url, self.member_id,
             tooz_backend.retry_policy(conf.coordination, self.stop))
         self.transport = queue.get_transport(conf)
+        if 'oslo_messaging_rabbit' in conf:
+            conf.set_default('rabbit_retry_interval', conf.queue.retry_timeout,
+                             group='oslo_messaging_rabbit')
         self.publisher = queue.Publisher(self.transport, conf.queue.topic,
-                                         self.member_id)
+                                         self.member_id,
+                                         conf.queue.retry_count)
         self.ironic = ironic_client.connect(conf, self.stop)
         self.pipeline = pipeline.Pipeline(conf)
         self.data_store = driver.DriverManager(
@@ -74,6 +78,7 @@ class Service:
             self._consumer.wait()
         for thread in self._threads:
             thread.join(timeout=self.conf.worker.shutdown_timeout)
+        self.publisher.close()
         self.coordinator.stop()
         self.transport.cleanup()
         self.store.dispose()

@@ -11,6 +11,8 @@ is re-driven from there if its message is lost (outbox).
 """
 
 import logging
+import queue as queue_mod
+import threading
 
 import oslo_messaging as messaging
 
@@ -26,15 +28,39 @@ def get_transport(conf):
 
 
 class Publisher:
-    def __init__(self, transport, topic, publisher_id, retry=None):
+    """Publishes from a background thread, so a slow or unreachable broker
+    never holds up an API response; a message that cannot be sent is
+    dropped (and logged) because the outbox re-drives it from SQL."""
+
+    def __init__(self, transport, topic, publisher_id, retry, backlog=10000):
         self._notifier = messaging.Notifier(
             transport, publisher_id=publisher_id, driver='messaging',
             topics=[topic], retry=retry)
+        self._backlog = queue_mod.Queue(backlog)
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name='publisher')
+        self._thread.start()
 
     def publish(self, request_id, node_uuid, event):
         obj = objects.TransitionRequest(request_id=request_id,
                                         node_uuid=node_uuid, event=event)
-        self._notifier.info({}, EVENT_TYPE, objects.to_primitive(obj))
+        try:
+            self._backlog.put_nowait(objects.to_primitive(obj))
+        except queue_mod.Full:
+            LOG.warning('Publish backlog full; request %s waits for the '
+                        're-drive', request_id)
+
+    def _run(self):
+        while True:
+            primitive = self._backlog.get()
+            if primitive is None:
+                return
+            self._notifier.info({}, EVENT_TYPE, primitive)
+
+    def close(self, timeout=5.0):
+        """Send what is queued (up to ``timeout``), then stop."""
+        self._backlog.put(None)
+        self._thread.join(timeout)
 
 
 class _Endpoint:

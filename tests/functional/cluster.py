@@ -54,24 +54,24 @@ class Cluster:
                               message='API %s did not answer' % api.url)
         return self
 
-    def add_worker(self):
+    def add_worker(self, conf=None):
         name = 'worker-%d' % len(self.workers)
-        proc = self._spawn('inspector-ha-worker', name, {})
+        proc = self._spawn('inspector-ha-worker', name, conf or {})
         self.workers.append(proc)
         return proc
 
-    def add_api(self):
+    def add_api(self, conf=None):
         name = 'api-%d' % len(self.apis)
         port = backends.free_port()
-        proc = self._spawn('inspector-ha-api', name,
-                           {'listen_port': port})
+        conf = _merge(conf or {}, {'DEFAULT': {'listen_port': port}})
+        proc = self._spawn('inspector-ha-api', name, conf)
         proc.url = 'http://127.0.0.1:%d' % port
         self.apis.append(proc)
         return proc
 
-    def _spawn(self, command, name, options):
-        own = self._write(name + '.conf', {'DEFAULT': dict(
-            options, host=name)})
+    def _spawn(self, command, name, conf):
+        own = self._write(name + '.conf', _merge(conf, {'DEFAULT': {
+            'host': name}}))
         log = open(self.workdir / (name + '.log'), 'ab')
         proc = subprocess.Popen(
             [BIN / command, '--config-file', self.base, '--config-file',
