@@ -39,6 +39,9 @@ class Service:
             tooz_backend.retry_policy(conf.coordination, self.stop))
         self.transport = queue.get_transport(conf)
         if 'oslo_messaging_rabbit' in conf:
+            # One unacknowledged message per worker thread.
+            conf.set_default('rabbit_qos_prefetch_count', 1,
+                             group='oslo_messaging_rabbit')
             conf.set_default('rabbit_retry_interval', conf.queue.retry_timeout,
                              group='oslo_messaging_rabbit')
         self.publisher = queue.Publisher(self.transport, conf.queue.topic,
@@ -59,7 +62,8 @@ class Service:
         if workers:
             self._consumer = queue.Consumer(
                 self.transport, self.conf.queue.topic,
-                worker.Worker(self).handle, self.conf.worker.pool_size)
+                worker.Worker(self).handle, self.conf.worker.pool_size,
+                self.conf.worker.queue_get_timeout, self.stop)
             self._consumer.start()
         if periodic_tasks:
             self._threads = periodic.start_all(self)
@@ -74,8 +78,7 @@ class Service:
     def shutdown(self):
         self.stop.set()
         if self._consumer is not None:
-            self._consumer.stop()
-            self._consumer.wait()
+            self._consumer.wait(self.conf.worker.shutdown_timeout)
         for thread in self._threads:
             thread.join(timeout=self.conf.worker.shutdown_timeout)
         self.publisher.close()

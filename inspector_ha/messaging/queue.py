@@ -2,10 +2,10 @@
 
 Publishing uses the notification API, which declares the (optionally
 durable or quorum) queue on the broker so nothing published before the
-first worker starts is lost. Consuming uses a notification listener with
-``allow_requeue=True``: a message is acknowledged only after the handler
-returns ``True``; when it returns ``False`` or raises, or the process
-dies first, the broker delivers the message again (at-least-once).
+first worker starts is lost. Consuming is the design's worker loop on one listener per thread: a
+message is acknowledged only after the handler returns ``True``; when it
+returns ``False`` or raises, or the process dies first, the broker
+delivers the message again (at-least-once).
 Publishing is best effort by design: the request is already in SQL and
 is re-driven from there if its message is lost (outbox).
 """
@@ -63,34 +63,89 @@ class Publisher:
         self._thread.join(timeout)
 
 
-class _Endpoint:
-    def __init__(self, handler):
-        self._handler = handler
-
-    def info(self, ctxt, publisher_id, event_type, payload, metadata):
-        request = objects.from_primitive(payload)
-        if self._handler(request):
-            return messaging.NotificationResult.HANDLED
-        return messaging.NotificationResult.REQUEUE
-
-
 class Consumer:
-    """A pool of ``pool_size`` threads running ``handler(request)``.
+    """``pool_size`` worker threads, each running the design's loop on its
+    own listener: get with ``get_timeout`` -> ``handler(request)`` ->
+    acknowledge (True) or put back (False, or an exception).
 
-    ``handler`` returns True to consume the message, False to put it back.
+    Each thread polls, acknowledges and requeues on its own connection
+    (kombu is not thread safe), and with ``rabbit_qos_prefetch_count = 1``
+    holds at most one unacknowledged message. A stopping thread finishes
+    the request in hand; messages it has not started stay unacknowledged
+    and return to the queue when its connection closes.
     """
 
-    def __init__(self, transport, topic, handler, pool_size):
+    def __init__(self, transport, topic, handler, pool_size, get_timeout,
+                 stop):
+        self._transport = transport
+        self._target = messaging.Target(topic=topic)
+        self._handler = handler
         self._pool_size = pool_size
-        self._listener = messaging.get_notification_listener(
-            transport, [messaging.Target(topic=topic)], [_Endpoint(handler)],
-            executor='threading', allow_requeue=True)
+        self._timeout = get_timeout
+        self._stop = stop
+        self._threads = []
 
     def start(self):
-        self._listener.start(override_pool_size=self._pool_size)
+        for index in range(self._pool_size):
+            listener = _poll_style_listener(self._transport, self._target)
+            thread = threading.Thread(target=self._loop, args=(listener,),
+                                      name='worker-%d' % index, daemon=True)
+            thread.start()
+            self._threads.append(thread)
 
-    def stop(self):
-        self._listener.stop()
+    def _loop(self, listener):
+        try:
+            while not self._stop.is_set():
+                for message in _as_list(listener.poll(timeout=self._timeout)):
+                    self._one(message)
+        finally:
+            _close(listener)
 
-    def wait(self):
-        self._listener.wait()
+    def _one(self, message):
+        try:
+            request = objects.from_primitive(message.message['payload'])
+            consumed = self._handler(request)
+        except Exception:
+            LOG.exception('Request handling failed; it will be redelivered')
+            consumed = False
+        if consumed:
+            message.acknowledge()
+        else:
+            message.requeue()
+
+    def wait(self, timeout=None):
+        for thread in self._threads:
+            thread.join(timeout)
+
+
+def _poll_style_listener(transport, target):
+    """The driver's poll-style listener for ``target``.
+
+    NOTE: this is what get_notification_listener builds on. Its server
+    polls on one thread and hands messages to an executor, so it has no
+    "get with timeout" and prefetches into a backlog; the design's loop
+    needs the listener itself. oslo.messaging wraps it in an adapter that
+    would start its own thread; the poll-style listener is inside.
+    """
+    listener = transport._listen_for_notifications(
+        [(target, 'info')], None, 1, None)
+    return getattr(listener, '_poll_style_listener', listener)
+
+
+def _close(listener):
+    """Stop the way the driver expects: ``stop()`` waits until a poll on
+    another thread has seen the shutdown, so this thread keeps polling,
+    putting back anything it has not started, until ``stop()`` returns."""
+    stopper = threading.Thread(target=listener.stop, daemon=True)
+    stopper.start()
+    while stopper.is_alive():
+        for message in _as_list(listener.poll(timeout=0.1)):
+            message.requeue()
+        stopper.join(0.01)
+    listener.cleanup()
+
+
+def _as_list(polled):
+    if polled is None:
+        return []
+    return polled if isinstance(polled, list) else [polled]

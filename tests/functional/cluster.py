@@ -120,8 +120,7 @@ def _base(database, transport, coordination, ironic, workdir):
         'worker': {'pool_size': 4, 'redrive_period': 5,
                    'redrive_after': 20},
         'processing': {'store_data': 'database'},
-        'oslo_messaging_rabbit': {'rabbit_qos_prefetch_count': 4,
-                                  'amqp_durable_queues': 'true'},
+        'oslo_messaging_rabbit': {'amqp_durable_queues': 'true'},
     }
 
 

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install/start the test dependencies, then run pytest in .venv.
+#   tools/run-tests.sh                    -> pytest -p no:cacheprovider -q -x tests/
+#   tools/run-tests.sh tests/unit -k foo  -> pytest -p no:cacheprovider tests/unit -k foo
+# Exits with pytest's status, except "no tests collected" (5) becomes 1.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+bash tools/install-test-deps.sh
+
+(($# > 0)) || set -- -q -x tests/
+echo "[run-tests] .venv/bin/python -m pytest -p no:cacheprovider $*"
+status=0
+.venv/bin/python -m pytest -p no:cacheprovider "$@" || status=$?
+if ((status == 5)); then
+    echo "[run-tests] ERROR: pytest collected no tests; treating that as a failure" >&2
+    exit 1
+fi
+exit "$status"
