@@ -23,6 +23,9 @@ OPTS = [
                help='Authentication method of the API.'),
     cfg.IntOpt('timeout', default=3600, min=0, max=86400,
                help='Introspection timeout in seconds; 0 disables it.'),
+    cfg.IntOpt('clean_up_period', default=60, min=0, max=86400,
+               help='Seconds between checks for timed-out introspections; '
+                    '0 disables them.'),
     cfg.IntOpt('api_max_limit', default=1000, min=1, max=100000,
                help='Maximum and default page size of list calls.'),
     cfg.BoolOpt('can_manage_boot', default=True,

@@ -89,7 +89,10 @@ def _add_timeouts(session, timeout):
 
 def start_all(service):
     worker = service.conf.worker
-    tasks = [PeriodicTask(service, 'timeout', 30.0, time_out)]
+    tasks = []
+    if service.conf.clean_up_period:
+        tasks.append(PeriodicTask(service, 'timeout',
+                                  service.conf.clean_up_period, time_out))
     if worker.redrive_period:
         tasks.append(PeriodicTask(service, 'redrive', worker.redrive_period,
                                   redrive))

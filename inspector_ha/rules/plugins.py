@@ -1,0 +1,69 @@
+"""Condition and action plugins (stevedore entry points) and their
+parameter validation, as upstream's ``WithValidation``."""
+
+from stevedore import extension
+
+CONDITIONS = 'inspector_ha.rules.conditions'
+ACTIONS = 'inspector_ha.rules.actions'
+
+
+class InvalidRule(Exception):
+    """A rule refused at creation; the API answers 400 with its text."""
+
+
+class WithValidation:
+    """Checks a plugin's parameters: all required ones, no unknown one.
+
+    A parameter whose value is ``None`` counts as not passed.
+    """
+
+    REQUIRED_PARAMS = frozenset()
+    OPTIONAL_PARAMS = frozenset()
+
+    def validate(self, params):
+        """:raises ValueError: with upstream's text."""
+        passed = {k for k, v in params.items() if v is not None}
+        missing = self.REQUIRED_PARAMS - passed
+        unexpected = passed - self.REQUIRED_PARAMS - self.OPTIONAL_PARAMS
+        problems = []
+        if missing:
+            problems.append('missing required parameter(s): %s'
+                            % ', '.join(sorted(missing)))
+        if unexpected:
+            problems.append('unexpected parameter(s): %s'
+                            % ', '.join(sorted(unexpected)))
+        if problems:
+            raise ValueError('; '.join(problems))
+
+
+class Plugins:
+    """The loaded condition and action plugins, by name."""
+
+    def __init__(self):
+        self._conditions = _load(CONDITIONS)
+        self._actions = _load(ACTIONS)
+
+    @property
+    def condition_names(self):
+        return sorted(self._conditions)
+
+    @property
+    def action_names(self):
+        return sorted(self._actions)
+
+    def condition(self, name):
+        return self._conditions[name]
+
+    def action(self, name):
+        return self._actions[name]
+
+
+def _load(namespace):
+    manager = extension.ExtensionManager(
+        namespace, invoke_on_load=True, on_load_failure_callback=_failed)
+    return {ext.name: ext.obj for ext in manager}
+
+
+def _failed(_manager, entry_point, exc):
+    raise RuntimeError('Cannot load rule plugin %s: %s' %
+                       (entry_point, exc)) from exc

@@ -1,0 +1,69 @@
+"""Periodic work: timeouts and the outbox re-drive, driven directly."""
+
+import datetime
+
+import sqlalchemy as sa
+
+from inspector_ha.db import models
+from inspector_ha.db import requests
+from inspector_ha.engine import periodic
+from inspector_ha.engine import worker as worker_mod
+from inspector_ha.fsm import states as st
+from inspector_ha.messaging import objects
+
+
+def _age(session, uuid):
+    session.execute(sa.update(models.Node).where(models.Node.uuid == uuid)
+                    .values(started_at=datetime.datetime(2000, 1, 1)))
+
+
+def _open_requests(service, event):
+    def query(session):
+        return [r for r in session.scalars(sa.select(models.Request))
+                if r.event == event]
+    return service.store.transaction(query)
+
+
+def test_an_introspection_past_its_timeout_gets_one_timeout_request(
+        service, put_node):
+    old = put_node(st.WAITING)
+    put_node(st.WAITING)
+    service.store.transaction(_age, old)
+    periodic.time_out(service)
+    periodic.time_out(service)
+    timeouts = _open_requests(service, st.TIMEOUT)
+    assert [r.node_uuid for r in timeouts] == [old]
+
+
+def test_a_timeout_request_ends_the_introspection_in_error(service,
+                                                           put_node):
+    uuid = put_node(st.WAITING)
+    service.store.transaction(_age, uuid)
+    periodic.time_out(service)
+    request = _open_requests(service, st.TIMEOUT)[0]
+    message = objects.TransitionRequest(request_id=request.id,
+                                        node_uuid=uuid, event=st.TIMEOUT)
+    assert worker_mod.Worker(service).handle(message)
+    node = service.store.transaction(lambda s: s.get(models.Node, uuid))
+    assert (node.state, node.error) == (st.ERROR, 'Introspection timeout')
+
+
+def test_finished_introspections_never_time_out(service, put_node):
+    uuid = put_node(st.FINISHED)
+    service.store.transaction(_age, uuid)
+    periodic.time_out(service)
+    assert _open_requests(service, st.TIMEOUT) == []
+
+
+def test_the_redrive_touches_stale_open_requests_so_they_wait_again(
+        service, put_node):
+    uuid = put_node(st.WAITING)
+    request = service.store.transaction(requests.add, uuid, st.ABORT, 1)
+    service.conf.set_override('redrive_after', 1.0, group='worker')
+    service.store.transaction(lambda s: s.execute(
+        sa.update(models.Request).values(
+            updated_at=datetime.datetime(2000, 1, 1))))
+    periodic.redrive(service)
+    assert service.store.transaction(requests.stale, 1.0) == []
+    assert service.store.transaction(requests.get, request.id).status == \
+        requests.PENDING
