@@ -11,6 +11,7 @@ import threading
 
 from stevedore import driver
 
+from inspector_ha.coordination import membership
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import api as db_api
 from inspector_ha.engine import periodic
@@ -33,10 +34,12 @@ class Service:
         self.store = db_api.Store(
             conf.database.connection,
             db_api.retry_policy(conf.database, self.stop),
-            conf.database.max_pool_size)
+            conf.database.max_pool_size,
+            conf.database.idle_transaction_timeout)
         self.coordinator = tooz_backend.Coordinator(
             conf.coordination.backend_url, self.member_id,
-            tooz_backend.retry_policy(conf.coordination, self.stop))
+            tooz_backend.retry_policy(conf.coordination, self.stop),
+            conf.coordination.lease_timeout)
         self.transport = queue.get_transport(conf)
         if 'oslo_messaging_rabbit' in conf:
             # One unacknowledged message per worker thread.
@@ -55,7 +58,8 @@ class Service:
         self.throttle = throttle.RebootThrottle(
             self.coordinator, conf.worker.reboot_throttle, self.stop)
         self._consumer = None
-        self._threads = []
+        self.membership = None
+        self.leader_tasks = []
 
     def start(self, workers=True, periodic_tasks=True):
         self.coordinator.start()
@@ -65,8 +69,20 @@ class Service:
                 worker.Worker(self).handle, self.conf.worker.pool_size,
                 self.conf.worker.queue_get_timeout, self.stop)
             self._consumer.start()
+        roles = ['api'] if not workers else ['worker']
+        self.membership = membership.Membership(self, roles,
+                                                self.reset_leaderships)
+        self.membership.enter()
+        self.membership.start()
         if periodic_tasks:
-            self._threads = periodic.start_all(self)
+            self.leader_tasks = periodic.tasks(self)
+            for task in self.leader_tasks:
+                task.start()
+
+    def reset_leaderships(self):
+        """The group shrank: every leadership is given up and re-run."""
+        for task in self.leader_tasks:
+            task.reset.set()
 
     def fail(self, exc):
         """A backend is gone for good: stop the whole process."""
@@ -79,8 +95,12 @@ class Service:
         self.stop.set()
         if self._consumer is not None:
             self._consumer.wait(self.conf.worker.shutdown_timeout)
-        for thread in self._threads:
+        self.reset_leaderships()
+        for thread in self.leader_tasks:
             thread.join(timeout=self.conf.worker.shutdown_timeout)
+        if self.membership is not None:
+            self.membership.join(timeout=self.conf.worker.shutdown_timeout)
+            self.membership.leave()
         self.publisher.close()
         self.coordinator.stop()
         self.transport.cleanup()

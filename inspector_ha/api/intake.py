@@ -34,7 +34,7 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store):
     return request_id
 
 
-def process(session, uuid, data, data_store):
+def process(session, uuid, data, raw, data_store):
     """Accept ramdisk data; a retried post reuses the open request."""
     node = _existing(session, uuid)
     if node.state == st.STARTING:
@@ -46,7 +46,7 @@ def process(session, uuid, data, data_store):
         if (request.event == st.PROCESS and request.attempt == node.attempt
                 and request.status in requests.OPEN):
             return None
-    data_store.save(session, uuid, data, False)
+    data_store.save(session, uuid, raw, False)
     return requests.add(session, uuid, st.PROCESS, node.attempt,
                         payload=data).id
 
@@ -67,3 +67,24 @@ def _existing(session, uuid):
     if row is None:
         raise NotInCache('Could not find node %s in cache' % uuid)
     return row
+
+
+def reapply(session, uuid, data, data_store):
+    """Queue processing ``data`` again, or the stored unprocessed data.
+
+    Data supplied by the caller is stored first as the node's new
+    unprocessed data, in this transaction.
+
+    :raises NotInCache: no such node row.
+    :raises InvalidState: the node's state has no ``reapply`` transition.
+    :raises NotStored: no data supplied and none stored for the node.
+    """
+    node = _existing(session, uuid)
+    if st.target(node.state, st.REAPPLY) is None:
+        raise nodes.InvalidState(uuid, node.state, 'reapplying data')
+    if data is None:
+        data = data_store.get(session, uuid, False)
+    else:
+        data_store.save(session, uuid, data, False)
+    return requests.add(session, uuid, st.REAPPLY, node.attempt,
+                        payload=data).id

@@ -1,5 +1,6 @@
 """The v1 endpoints of the introspection path."""
 
+import copy
 import json
 
 import flask
@@ -54,7 +55,7 @@ class V1:
         request_id = self._tx(intake.start, node.id, manage_boot, bmcs,
                               self._svc.member_id, self._svc.data_store)
         self._publish(request_id, node.id, st.START)
-        return _accepted()
+        return accepted()
 
     def status(self, node_id):
         uuid = self._uuid(node_id)
@@ -64,11 +65,12 @@ class V1:
         uuid = self._uuid(node_id)
         request_id = self._tx(intake.event, uuid, st.ABORT)
         self._publish(request_id, uuid, st.ABORT)
-        return _accepted()
+        return accepted()
 
     def continue_(self):
-        data = _json_object()
+        data = json_object()
         data.pop('logs', None)
+        raw = copy.deepcopy(data)
         failures = self._svc.pipeline.before_processing(data)
         uuid = self._lookup(data, failures)
         if failures:
@@ -77,7 +79,7 @@ class V1:
                                   {'error': message})
             self._publish(request_id, uuid, st.FAIL)
             raise errors.ApiError(message, 400)
-        request_id = self._tx(intake.process, uuid, data,
+        request_id = self._tx(intake.process, uuid, data, raw,
                               self._svc.data_store)
         self._publish(request_id, uuid, st.PROCESS)
         return flask.jsonify({'uuid': uuid})
@@ -118,7 +120,7 @@ def status_of(node):
             'links': versions.link('/v1/introspection/' + node.uuid)}
 
 
-def _accepted():
+def accepted():
     return flask.Response('{}\n', status=202, mimetype='application/json')
 
 
@@ -136,7 +138,7 @@ def _manage_boot(conf):
     return manage_boot
 
 
-def _json_object():
+def json_object():
     raw = flask.request.get_data(cache=False)
     try:
         data = json.loads(raw)

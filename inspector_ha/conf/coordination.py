@@ -9,6 +9,15 @@ OPTS = [
                default='file://$state_path/coordination',
                help='tooz backend URL: redis://, zookeeper://, '
                     'etcd3+http://, file://.'),
+    cfg.FloatOpt('lease_timeout', default=3.0, min=1.0, max=300.0,
+                 help='Expiry of a dead member\'s locks, leaderships and '
+                      'membership, passed to tooz as the URL option '
+                      '"timeout" unless the URL sets it (Redis lock and '
+                      'membership timeout, ZooKeeper session timeout, '
+                      'which the server may round up to 2 ticks). It '
+                      'bounds leader failover after a crash.'),
+    cfg.FloatOpt('watch_period', default=0.5, min=0.05, max=60.0,
+                 help='How often group membership changes are checked.'),
     cfg.IntOpt('retry_count', default=5, min=0, max=1000,
                help='Attempts of a coordination call before giving up.'),
     cfg.FloatOpt('retry_timeout', default=1.0, min=0.0, max=300.0,

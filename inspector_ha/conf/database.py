@@ -10,6 +10,12 @@ OPTS = [
                help='SQLAlchemy URL of the database.'),
     cfg.IntOpt('max_pool_size', default=10, min=1, max=1000,
                help='Connections kept open per process.'),
+    cfg.IntOpt('idle_transaction_timeout', default=3, min=0, max=3600,
+               help='Seconds after which the database server aborts a '
+                    'transaction left idle (a frozen or paused process), '
+                    'releasing its row locks so that elections and other '
+                    'writers are not blocked; 0 leaves the server default. '
+                    'PostgreSQL and MariaDB.'),
     cfg.IntOpt('retry_count', default=5, min=0, max=1000,
                help='Attempts of a database call before giving up.'),
     cfg.FloatOpt('retry_timeout', default=1.0, min=0.0, max=300.0,

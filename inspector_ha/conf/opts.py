@@ -1,10 +1,11 @@
 """The list of all options, for registration and oslo-config-generator."""
 
-from inspector_ha.conf import (coordination, database, default, ironic,
-                               processing, queue, worker)
+from inspector_ha.conf import (auth, coordination, database, default,
+                               ironic, periodic, processing, queue,
+                               worker)
 
-_MODULES = (default, worker, queue, coordination, database, ironic,
-            processing)
+_MODULES = (default, auth, worker, queue, coordination, database, ironic,
+            processing, periodic)
 
 
 def list_opts():

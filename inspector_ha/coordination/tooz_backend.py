@@ -6,6 +6,7 @@ the store, not by the lock.
 """
 
 import logging
+from urllib import parse
 
 from tooz import coordination
 
@@ -18,7 +19,9 @@ RETRYABLE = (coordination.ToozConnectionError,
 
 
 class Coordinator:
-    def __init__(self, url, member_id, policy):
+    def __init__(self, url, member_id, policy, lease_timeout=None):
+        if lease_timeout is not None:
+            url = with_timeout(url, lease_timeout)
         self.url = url
         self.member_id = member_id
         self._policy = policy
@@ -27,6 +30,15 @@ class Coordinator:
 
     def start(self):
         self._policy.call(self._coord.start, start_heart=True)
+
+    @property
+    def raw(self):
+        """The tooz coordinator, for membership and its watchers."""
+        return self._coord
+
+    def call(self, func, *args, **kwargs):
+        """Call ``func`` under the coordination retry policy."""
+        return self._policy.call(func, *args, **kwargs)
 
     def stop(self):
         try:
@@ -59,6 +71,16 @@ class _Lock:
         except coordination.ToozError as exc:
             LOG.warning('Lock release failed (it will expire): %s', exc)
             return False
+
+
+def with_timeout(url, timeout):
+    """``url`` with tooz's ``timeout`` option, unless it has one."""
+    parts = parse.urlsplit(url)
+    query = parse.parse_qsl(parts.query)
+    if parts.scheme == 'file' or any(k == 'timeout' for k, _ in query):
+        return url
+    query.append(('timeout', '%g' % timeout))
+    return parse.urlunsplit(parts._replace(query=parse.urlencode(query)))
 
 
 def retry_policy(conf_group, stop):

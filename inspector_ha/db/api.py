@@ -19,9 +19,11 @@ class Store:
     :param policy: a :class:`~inspector_ha.common.retry.RetryPolicy`.
     """
 
-    def __init__(self, url, policy, pool_size=10):
+    def __init__(self, url, policy, pool_size=10, idle_timeout=0):
         self.url = url
         self.engine = _create_engine(url, pool_size)
+        if idle_timeout:
+            _abort_idle_transactions(self.engine, idle_timeout)
         self._sessions = orm.sessionmaker(self.engine,
                                           expire_on_commit=False)
         self._policy = policy
@@ -67,6 +69,30 @@ def _sqlite_engine(url):
         conn.exec_driver_sql('BEGIN IMMEDIATE')
 
     return engine
+
+
+_IDLE_SETTINGS = {
+    'postgresql': "SET idle_in_transaction_session_timeout = '%ds'",
+    'mysql': 'SET SESSION idle_transaction_timeout = %d',
+}
+
+
+def _abort_idle_transactions(engine, seconds):
+    """Make the server abort transactions idle for ``seconds``.
+
+    A process frozen inside a transaction (SIGSTOP, VM pause) would
+    otherwise keep its row locks, and with them block every election and
+    writer, for as long as it is frozen.
+    """
+    statement = _IDLE_SETTINGS.get(engine.dialect.name)
+    if statement is None:
+        return
+
+    @event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, _record):
+        with contextlib.closing(dbapi_conn.cursor()) as cur:
+            cur.execute(statement % seconds)
+        dbapi_conn.commit()
 
 
 def retry_policy(conf_group, stop):

@@ -24,6 +24,13 @@ def downgrade(url, revision):
     command.downgrade(_config(url), revision)
 
 
+def head():
+    """The newest revision of the migration scripts."""
+    from alembic import script
+    return script.ScriptDirectory.from_config(_config('sqlite://')) \
+        .get_current_head()
+
+
 def current(url):
     import sqlalchemy as sa
     from alembic.runtime import migration

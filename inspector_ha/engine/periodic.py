@@ -1,101 +1,117 @@
-"""Periodic work: outbox re-drive and introspection timeouts.
+"""The singleton periodic tasks, each run by its elected leader.
 
-Each runs in its own thread and sleeps on the stop event. A run is
-guarded by a non-blocking tooz lock so that normally one member does it;
-running twice is harmless (requests are idempotent by id).
+Each function takes ``(service, fence)`` and calls ``fence(session)``
+first in every transaction that writes, so a deposed leader writes
+nothing (see :mod:`inspector_ha.engine.leadership`).
 """
 
 import datetime
 import logging
-import threading
 import uuid
 
 import sqlalchemy as sa
 
-from inspector_ha.common import retry
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
 from inspector_ha.db import requests
+from inspector_ha.engine import leadership
 from inspector_ha.fsm import states as st
 
 LOG = logging.getLogger(__name__)
+DELETE = 'delete'
 
 
-class PeriodicTask(threading.Thread):
-    def __init__(self, service, name, period, func):
-        super().__init__(name='periodic-' + name, daemon=True)
-        self._svc = service
-        self._period = period
-        self._func = func
-        self._lock = service.coordinator.lock('periodic.' + name)
-
-    def run(self):
-        while not self._svc.stop.wait(self._period):
-            try:
-                self._once()
-            except (retry.BackendUnavailable, retry.Interrupted) as exc:
-                self._svc.fail(exc)
-            except Exception:
-                LOG.exception('Periodic task %s failed', self.name)
-
-    def _once(self):
-        if not self._lock.try_acquire():
-            return
-        try:
-            self._func(self._svc)
-        finally:
-            self._lock.release()
-
-
-def redrive(service):
+def redrive(service, fence):
     """Publish again requests whose message may have been lost."""
-    stale = service.store.transaction(
-        requests.stale, service.conf.worker.redrive_after)
-    if not stale:
-        return
-    service.store.transaction(requests.touch, [r.id for r in stale])
-    for request in stale:
-        service.publisher.publish(request.id, request.node_uuid,
-                                  request.event)
-    LOG.info('Re-drove %d requests', len(stale))
+    stale = service.store.transaction(_touch_stale, fence,
+                                      service.conf.worker.redrive_after)
+    _publish(service, stale)
+    if stale:
+        LOG.info('Re-drove %d requests', len(stale))
 
 
-def time_out(service):
+def time_out(service, fence):
     """Queue a timeout request for every introspection past its time."""
-    timeout = service.conf.timeout
-    if not timeout:
-        return
-    added = service.store.transaction(_add_timeouts, timeout)
+    if service.conf.timeout:
+        _publish(service, service.store.transaction(
+            _add_timeouts, fence, service.conf.timeout))
+
+
+def sync_with_ironic(service, fence):
+    """Queue a delete request for every node Ironic no longer has."""
+    in_ironic = service.ironic.node_uuids()
+    _publish(service, service.store.transaction(_add_deletes, fence,
+                                                in_ironic))
+
+
+def clean_up_data(service, fence):
+    """Drop introspection data and closed requests past their expiry."""
+    service.store.transaction(_clean_up, fence,
+                              service.conf.periodic.data_expiry)
+
+
+def _publish(service, added):
     for request in added:
         service.publisher.publish(request.id, request.node_uuid,
                                   request.event)
 
 
-def _add_timeouts(session, timeout):
+def _touch_stale(session, fence, older_than):
+    fence(session)
+    stale = requests.stale(session, older_than)
+    requests.touch(session, [r.id for r in stale])
+    return stale
+
+
+def _add_timeouts(session, fence, timeout):
+    fence(session)
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
     table = models.Node
     expired = session.scalars(sa.select(table).where(
         table.finished_at.is_(None), table.started_at < cutoff,
         table.state.not_in(list(st.FINAL_STATES)))).all()
-    added = []
-    for node in expired:
-        request_id = str(uuid.uuid5(uuid.NAMESPACE_URL, 'timeout/%s/%d' % (
-            node.uuid, node.attempt)))
-        if requests.get(session, request_id) is None:
-            added.append(requests.add(session, node.uuid, st.TIMEOUT,
-                                      node.attempt, request_id=request_id))
-    return added
+    return [r for r in (_add_once(session, n.uuid, st.TIMEOUT, n.attempt)
+                        for n in expired) if r is not None]
 
 
-def start_all(service):
-    worker = service.conf.worker
-    tasks = []
-    if service.conf.clean_up_period:
-        tasks.append(PeriodicTask(service, 'timeout',
-                                  service.conf.clean_up_period, time_out))
-    if worker.redrive_period:
-        tasks.append(PeriodicTask(service, 'redrive', worker.redrive_period,
-                                  redrive))
-    for task in tasks:
-        task.start()
-    return tasks
+def _add_deletes(session, fence, in_ironic):
+    fence(session)
+    ours = session.scalars(sa.select(models.Node.uuid)).all()
+    return [r for r in (_add_once(session, u, DELETE, None)
+                        for u in ours if u not in in_ironic)
+            if r is not None]
+
+
+def _add_once(session, node_uuid, event, attempt):
+    """Add a request whose id is derived from what it is for, once."""
+    request_id = str(uuid.uuid5(uuid.NAMESPACE_URL, '%s/%s/%s' % (
+        event, node_uuid, attempt)))
+    if requests.get(session, request_id) is not None:
+        return None
+    return requests.add(session, node_uuid, event, attempt,
+                        request_id=request_id)
+
+
+def _clean_up(session, fence, expiry):
+    fence(session)
+    cutoff = timeutils.utcnow() - datetime.timedelta(seconds=expiry)
+    finished = sa.select(models.Node.uuid).where(
+        models.Node.finished_at < cutoff)
+    session.execute(sa.delete(models.IntrospectionData).where(
+        models.IntrospectionData.node_uuid.in_(finished)))
+    session.execute(sa.delete(models.Request).where(
+        models.Request.status.not_in(requests.OPEN),
+        models.Request.updated_at < cutoff))
+
+
+def tasks(service):
+    """The periodic tasks this configuration enables, not yet started."""
+    conf = service.conf
+    wanted = [('timeout', conf.clean_up_period, time_out),
+              ('redrive', conf.worker.redrive_period, redrive),
+              ('ironic_sync', conf.periodic.ironic_sync_period,
+               sync_with_ironic),
+              ('data_cleanup', conf.periodic.data_cleanup_period,
+               clean_up_data)]
+    return [leadership.LeaderTask(service, name, period, func)
+            for name, period, func in wanted if period]

@@ -18,9 +18,12 @@ from inspector_ha.db import requests
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
+from inspector_ha.rules import engine as rules
 
 LOG = logging.getLogger(__name__)
 CANCELED = 'Canceled by operator'
+PRE_HOOKS_FAILED = ('The following failures happened during running '
+                    'pre-processing hooks:\n')
 
 
 class Tasks:
@@ -28,7 +31,8 @@ class Tasks:
         self._svc = service
         self._bound = {(st.START, st.STARTING): self.introspect,
                        (st.PROCESS, st.PROCESSING): self.process,
-                       (st.ABORT, st.ABORTING): self.abort}
+                       (st.ABORT, st.ABORTING): self.abort,
+                       (st.REAPPLY, st.REAPPLYING): self.reapply}
 
     def run(self, event, to_state, node, request):
         """Run the task bound to ``event`` into ``to_state``, if any."""
@@ -63,6 +67,7 @@ class Tasks:
         context = base.NodeContext(svc.ironic, ironic_node,
                                    svc.ironic.port_macs(node.uuid))
         svc.pipeline.before_update(data, context)
+        rules.apply(svc.store, svc.ironic, context, data)
         context.commit()
         svc.store.transaction(svc.data_store.save, node.uuid, data, True)
         if node.manage_boot is not False and svc.conf.processing.power_off:
@@ -73,6 +78,35 @@ class Tasks:
         if node.manage_boot is not False:
             self._svc.ironic.power_off(node.uuid)
         return st.ABORT_END, CANCELED
+
+    def reapply(self, node, request):
+        """Process the request's unprocessed data again; never power off.
+
+        Runs every ``before_processing`` hook (a failure ends in error),
+        then what :meth:`process` does except powering the node off.
+        Unlike upstream, ``started_at`` is left as it is: it stays the
+        start of the introspection the data came from, and a node in
+        ``reapplying`` keeps its ``finished_at``, so the timeout check
+        never picks it (a crashed reapply is redelivered instead).
+        """
+        data = requests.payload(request)
+        failures = self._svc.pipeline.before_processing(data)
+        if failures:
+            raise base.HookError(PRE_HOOKS_FAILED + '\n'.join(failures))
+        self._update(node, data)
+        return st.FINISH, None
+
+    def _update(self, node, data):
+        # NOTE: the steps of process() short of powering off; process()
+        # is being changed concurrently and can be moved onto this later.
+        svc = self._svc
+        ironic_node = svc.ironic.get_node(node.uuid)
+        context = base.NodeContext(svc.ironic, ironic_node,
+                                   svc.ironic.port_macs(node.uuid))
+        svc.pipeline.before_update(data, context)
+        rules.apply(svc.store, svc.ironic, context, data)
+        context.commit()
+        svc.store.transaction(svc.data_store.save, node.uuid, data, True)
 
 
 def _replace_macs(session, uuid, macs):

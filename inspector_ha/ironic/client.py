@@ -74,9 +74,16 @@ class Ironic:
     def power_off(self, uuid):
         self._call('set_node_power_state', uuid, 'power off')
 
-    def patch_node(self, uuid, patch):
+    def patch_node(self, uuid, patch, reset_interfaces=None):
         if patch:
-            self._call('patch_node', uuid, patch)
+            self._call('patch_node', uuid, patch,
+                       reset_interfaces=reset_interfaces)
+
+    def add_trait(self, uuid, name):
+        self._call('add_node_trait', uuid, name)
+
+    def remove_trait(self, uuid, name):
+        self._call('remove_node_trait', uuid, name, ignore_missing=True)
 
     def create_port(self, uuid, address, pxe_enabled=True, extra=None):
         try:

@@ -75,7 +75,11 @@ class NetCondition(Condition):
             raise ValueError('invalid value: %s' % exc) from None
 
     def check(self, field, params):
-        return netaddr.IPAddress(field) in netaddr.IPNetwork(params['value'])
+        try:
+            address = netaddr.IPAddress(field)
+        except netaddr.AddrFormatError as exc:
+            raise ValueError(str(exc)) from None
+        return address in netaddr.IPNetwork(params['value'])
 
 
 class ReCondition(Condition):

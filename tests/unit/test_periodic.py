@@ -4,6 +4,7 @@ import datetime
 
 import sqlalchemy as sa
 
+from inspector_ha.db import leaders
 from inspector_ha.db import models
 from inspector_ha.db import requests
 from inspector_ha.engine import periodic
@@ -15,6 +16,11 @@ from inspector_ha.messaging import objects
 def _age(session, uuid):
     session.execute(sa.update(models.Node).where(models.Node.uuid == uuid)
                     .values(started_at=datetime.datetime(2000, 1, 1)))
+
+
+def _fence(service, task):
+    epoch = service.store.transaction(leaders.elect, task, 'unit-test')
+    return lambda session: leaders.fence(session, task, epoch)
 
 
 def _open_requests(service, event):
@@ -29,8 +35,8 @@ def test_an_introspection_past_its_timeout_gets_one_timeout_request(
     old = put_node(st.WAITING)
     put_node(st.WAITING)
     service.store.transaction(_age, old)
-    periodic.time_out(service)
-    periodic.time_out(service)
+    periodic.time_out(service, _fence(service, 'timeout'))
+    periodic.time_out(service, _fence(service, 'timeout'))
     timeouts = _open_requests(service, st.TIMEOUT)
     assert [r.node_uuid for r in timeouts] == [old]
 
@@ -39,7 +45,7 @@ def test_a_timeout_request_ends_the_introspection_in_error(service,
                                                            put_node):
     uuid = put_node(st.WAITING)
     service.store.transaction(_age, uuid)
-    periodic.time_out(service)
+    periodic.time_out(service, _fence(service, 'timeout'))
     request = _open_requests(service, st.TIMEOUT)[0]
     message = objects.TransitionRequest(request_id=request.id,
                                         node_uuid=uuid, event=st.TIMEOUT)
@@ -51,7 +57,7 @@ def test_a_timeout_request_ends_the_introspection_in_error(service,
 def test_finished_introspections_never_time_out(service, put_node):
     uuid = put_node(st.FINISHED)
     service.store.transaction(_age, uuid)
-    periodic.time_out(service)
+    periodic.time_out(service, _fence(service, 'timeout'))
     assert _open_requests(service, st.TIMEOUT) == []
 
 
@@ -63,7 +69,7 @@ def test_the_redrive_touches_stale_open_requests_so_they_wait_again(
     service.store.transaction(lambda s: s.execute(
         sa.update(models.Request).values(
             updated_at=datetime.datetime(2000, 1, 1))))
-    periodic.redrive(service)
+    periodic.redrive(service, _fence(service, 'redrive'))
     assert service.store.transaction(requests.stale, 1.0) == []
     assert service.store.transaction(requests.get, request.id).status == \
         requests.PENDING

@@ -1,0 +1,174 @@
+"""API authentication by ``[DEFAULT] auth_strategy``.
+
+* ``noauth``: no checks.
+* ``http_basic``: a bcrypt htpasswd file, read again on every request;
+  401 on a missing or bad credential, no policy.
+* ``keystone``: keystonemiddleware ``auth_token`` with
+  ``delay_auth_decision`` wraps the WSGI application and only sets
+  headers (it strips any the client sent); the checks here then answer
+  401 unless ``X-Identity-Status`` is ``Confirmed`` and 403 unless the
+  route's oslo.policy rule (:mod:`inspector_ha.api.policy`) allows it.
+
+The checks run in a ``before_request`` hook, so their 401/403 answers
+are Flask responses in the JSON error format with the version headers.
+Public routes (``GET /``, ``GET /<version>``, ``POST /v1/continue``) ask
+for no credential under any strategy; unrouted requests are left to
+Flask's 404/405.
+"""
+
+import base64
+import binascii
+import logging
+
+import bcrypt
+import flask
+from keystonemiddleware import auth_token
+
+from inspector_ha.api import errors
+from inspector_ha.api import policy
+
+LOG = logging.getLogger(__name__)
+#: The realm upstream (ironic-lib's basic auth middleware) announces.
+REALM = 'Baremetal API'
+BCRYPT_PREFIXES = ('$2y$', '$2a$', '$2b$')
+BAD_CREDENTIAL = 'Incorrect username or password'
+
+
+class UserFileError(Exception):
+    """The htpasswd file is unreadable or holds a non-bcrypt entry."""
+
+
+class Unauthorized(Exception):
+    """A missing or bad credential."""
+
+
+def register(app, conf):
+    """Install the checks of ``conf.auth_strategy`` on ``app``."""
+    if conf.auth_strategy == 'http_basic':
+        app.before_request(BasicAuth(conf.http_basic_auth_user_file))
+    elif conf.auth_strategy == 'keystone':
+        app.before_request(KeystoneAuth(conf))
+        app.wsgi_app = auth_token.AuthProtocol(
+            app.wsgi_app, {'oslo_config_config': conf,
+                           'delay_auth_decision': True})
+
+
+def _rule_name():
+    """The policy rule of the current request; None when not routed."""
+    url_rule = flask.request.url_rule
+    if url_rule is None:
+        return None
+    return policy.rule_for(flask.request.method, url_rule.rule)
+
+
+class BasicAuth:
+    def __init__(self, user_file):
+        self._file = user_file
+        validate(user_file)  # NOTE: fail at start-up, as upstream does.
+
+    def __call__(self):
+        name = _rule_name()
+        if name is None or name in policy.PUBLIC_RULES:
+            return None
+        try:
+            user = authenticate(self._file, flask.request.headers)
+        except Unauthorized as exc:
+            resp = errors.response(str(exc), 401)
+            resp.headers['WWW-Authenticate'] = 'Basic realm="%s"' % REALM
+            return resp
+        flask.g.user = user
+        return None
+
+
+def authenticate(user_file, headers):
+    """The user name of a valid ``Authorization: Basic`` header.
+
+    :raises Unauthorized: on a missing, malformed or wrong credential.
+    :raises UserFileError: when ``user_file`` cannot be used.
+    """
+    user, password = parse_header(headers.get('Authorization'))
+    crypted = read_entries(user_file).get(user)
+    if crypted is None:
+        LOG.info('HTTP basic authentication: unknown user %s', user)
+        raise Unauthorized(BAD_CREDENTIAL)
+    check_entry(user, crypted)
+    if not _password_matches(password, crypted):
+        LOG.info('HTTP basic authentication: wrong password for %s', user)
+        raise Unauthorized(BAD_CREDENTIAL)
+    return user
+
+
+def _password_matches(password, crypted):
+    try:
+        return bcrypt.checkpw(password.encode(), crypted.encode())
+    except ValueError as exc:  # longer than 72 bytes, or a broken hash
+        LOG.info('HTTP basic authentication: %s', exc)
+        return False
+
+
+def parse_header(value):
+    """``(user, password)`` of an ``Authorization: Basic`` header value."""
+    if not value:
+        raise Unauthorized('Authorization required')
+    kind, _sep, token = value.strip().partition(' ')
+    if kind.lower() != 'basic':
+        raise Unauthorized('Unsupported authorization type "%s"' % kind)
+    try:
+        decoded = base64.b64decode(token.strip(), validate=True).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        raise Unauthorized('Could not decode authorization token') from None
+    user, sep, password = decoded.partition(':')
+    if not sep or not user:
+        raise Unauthorized('Invalid authorization token')
+    return user, password
+
+
+def read_entries(user_file):
+    """``{user: hash}`` of an htpasswd file; the first line of a user wins.
+
+    :raises UserFileError: when the file cannot be read.
+    """
+    try:
+        with open(user_file, encoding='utf-8') as stream:
+            lines = stream.read().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserFileError('Problem reading auth user file %s: %s'
+                            % (user_file, exc)) from None
+    entries = {}
+    for line in lines:
+        user, sep, crypted = line.strip().partition(':')
+        if sep and not user.startswith('#'):
+            entries.setdefault(user, crypted)
+    return entries
+
+
+def check_entry(user, crypted):
+    """:raises UserFileError: unless ``crypted`` is a bcrypt hash."""
+    if not crypted.startswith(BCRYPT_PREFIXES):
+        raise UserFileError('Only bcrypt digested passwords are supported '
+                            'for %s' % user)
+
+
+def validate(user_file):
+    """:raises UserFileError: unreadable file or a non-bcrypt entry."""
+    for user, crypted in read_entries(user_file).items():
+        check_entry(user, crypted)
+
+
+class KeystoneAuth:
+    def __init__(self, conf):
+        self._enforcer = policy.enforcer(conf)
+
+    def __call__(self):
+        name = _rule_name()
+        if name is None:
+            return None
+        public = name in policy.PUBLIC_RULES
+        environ = flask.request.environ
+        if not public and environ.get('HTTP_X_IDENTITY_STATUS') != \
+                'Confirmed':
+            return errors.response('Authentication required', 401)
+        creds = policy.credentials(environ, public)
+        if not policy.authorized(self._enforcer, name, creds):
+            return errors.response('Access denied by policy', 403)
+        return None

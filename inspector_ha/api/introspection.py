@@ -1,0 +1,124 @@
+"""The v1 introspection endpoints beyond start, status and abort: the
+status list, introspection data, and reapplying data.
+
+Deviations from upstream, on purpose:
+
+* Reapply of a node whose state has no ``reapply`` transition (starting,
+  waiting, processing, enrolling, aborting) is refused at once with 400;
+  upstream answers 409 "Node locked" when the node lock is held and
+  otherwise 202 followed by a background failure. Reapply never answers
+  409 here: the worker serializes it with other requests of the node.
+* A supplied reapply body has its ``logs`` removed before it is stored,
+  as ``/v1/continue`` does.
+"""
+
+import json
+
+import flask
+from oslo_utils import uuidutils
+
+from inspector_ha.api import errors
+from inspector_ha.api import intake
+from inspector_ha.api import v1
+from inspector_ha.db import data_store
+from inspector_ha.db import listing
+from inspector_ha.fsm import states as st
+
+REAPPLY_NEEDS_STORE = (
+    'Inspector is not configured to store introspection data. Set the '
+    '[processing]store_data configuration option to change this.')
+
+
+class Introspection(v1.V1):
+    """Shares :class:`~inspector_ha.api.v1.V1`'s helpers (transactions,
+    publishing, node name resolution); registers its own routes."""
+
+    def register(self, app):
+        data = '/v1/introspection/<node_id>/data'
+        rules = [('/v1/introspection', self.statuses, ['GET']),
+                 (data, self.processed_data, ['GET']),
+                 (data + '/unprocessed', self.unprocessed_data, ['GET']),
+                 (data + '/unprocessed', self.reapply, ['POST'])]
+        for path, view, methods in rules:
+            app.add_url_rule(path, view.__name__ + path, view,
+                             methods=methods, strict_slashes=False)
+
+    def _tx(self, func, *args):
+        try:
+            return super()._tx(func, *args)
+        except (listing.MarkerNotFound, data_store.NotStored) as exc:
+            raise errors.ApiError(str(exc), 404) from None
+
+    def statuses(self):
+        args = flask.request.args
+        rows = self._tx(listing.page, _limit(args, self._svc.conf),
+                        _marker(args), _states(args))
+        return flask.jsonify(
+            {'introspection': [v1.status_of(row) for row in rows]})
+
+    def processed_data(self, node_id):
+        return self._data(node_id, True)
+
+    def unprocessed_data(self, node_id):
+        return self._data(node_id, False)
+
+    def _data(self, node_id, processed):
+        data = self._tx(self._svc.data_store.get, self._uuid(node_id),
+                        processed)
+        return flask.Response(json.dumps(data),
+                              mimetype='application/json')
+
+    def reapply(self, node_id):
+        data = _optional_object()
+        if data is None and not self._svc.data_store.enabled:
+            raise errors.ApiError(REAPPLY_NEEDS_STORE)
+        uuid = self._uuid(node_id)
+        request_id = self._tx(intake.reapply, uuid, data,
+                              self._svc.data_store)
+        self._publish(request_id, uuid, st.REAPPLY)
+        return v1.accepted()
+
+
+def _limit(args, conf):
+    """``limit``: 0 or absent means the maximum, ``api_max_limit``."""
+    maximum = conf.api_max_limit
+    try:
+        limit = int(args.get('limit', 0)) or maximum
+    except ValueError as exc:
+        raise errors.ApiError('Bad request: %s' % exc) from None
+    if limit < 0:
+        raise errors.ApiError('Bad request: Limit cannot be negative')
+    if limit > maximum:
+        raise errors.ApiError('Bad request: Limit over %d' % maximum)
+    return limit
+
+
+def _marker(args):
+    marker = args.get('marker')
+    if marker is not None and not uuidutils.is_uuid_like(marker):
+        raise errors.ApiError('Bad request: Marker not UUID-like')
+    return marker
+
+
+def _states(args):
+    value = args.get('state')
+    if value is None:
+        return None
+    wanted = value.split(',')
+    invalid = [state for state in wanted if state not in st.STATES]
+    if invalid:
+        raise errors.ApiError('Bad request: State(s) "%s" are not valid'
+                              % ', '.join(invalid))
+    return wanted
+
+
+def _optional_object():
+    """The body as a JSON object, or None for no body or ``{}``.
+
+    Upstream treats an empty object like no body: the stored data is used.
+    """
+    if not flask.request.get_data(cache=True).strip():
+        return None
+    data = v1.json_object()
+    data.pop('logs', None)
+    return data or None

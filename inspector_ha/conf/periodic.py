@@ -1,0 +1,20 @@
+"""[periodic]: singleton periodic tasks and their leaders."""
+
+from oslo_config import cfg
+
+GROUP = 'periodic'
+
+OPTS = [
+    cfg.FloatOpt('campaign_period', default=0.5, min=0.05, max=60.0,
+                 help='How often a member that does not lead a periodic '
+                      'task tries to become its leader, in seconds.'),
+    cfg.IntOpt('ironic_sync_period', default=60, min=0, max=86400,
+               help='Seconds between removals of nodes Ironic no longer '
+                    'has; 0 disables them.'),
+    cfg.IntOpt('data_cleanup_period', default=3600, min=0, max=86400,
+               help='Seconds between clean-ups of old introspection data; '
+                    '0 disables them.'),
+    cfg.IntOpt('data_expiry', default=86400, min=1, max=365 * 86400,
+               help='Introspection data and finished requests older than '
+                    'this many seconds are removed.'),
+]

@@ -1,0 +1,187 @@
+"""The introspection endpoints through python-ironic-inspector-client (and
+the ``openstack baremetal introspection`` CLI when it is installed),
+against the all-in-one process and a real Ironic."""
+
+import json
+import pathlib
+import signal
+import subprocess
+import sys
+import uuid as uuidlib
+
+from ironic_inspector_client import v1 as client_v1
+import pytest
+import requests
+
+import backends
+import ramdisk
+import test_all_in_one as aio
+import test_cluster_introspection as batch
+
+OPENSTACK = pathlib.Path(sys.executable).parent / 'openstack'
+
+
+class Introspected:
+    """Three nodes introspected to ``finished`` by the all-in-one process."""
+
+    def __init__(self, tmp_path, ironic):
+        self.ironic = ironic
+        self.proc, self.url = aio._start(tmp_path, ironic.url)
+        self.client = client_v1.ClientV1(inspector_url=self.url)
+        self.payloads = batch._create_nodes(ironic, 3)
+        self.uuids = list(self.payloads)
+        self.extra = []
+
+    def introspect(self):
+        disks = ramdisk.Ramdisks(self.ironic.url, [self.url],
+                                 self.payloads).start()
+        try:
+            for uuid in self.uuids:
+                self.client.introspect(uuid)
+            return self.client.wait_for_finish(
+                self.uuids, retry_interval=1, max_retries=120)
+        finally:
+            disks.stop()
+
+    def close(self):
+        self.proc.send_signal(signal.SIGTERM)
+        assert self.proc.wait(30) == 0
+        for uuid in self.uuids + self.extra:
+            self.ironic.delete_node(uuid)
+
+
+@pytest.fixture(scope='module')
+def introspected(tmp_path_factory, ironic):
+    nodes = Introspected(tmp_path_factory.mktemp('aio'), ironic)
+    try:
+        nodes.finished = nodes.introspect()
+        yield nodes
+    finally:
+        nodes.close()
+
+
+def _wait_state(client, uuid, state, timeout=60, after=None):
+    """Poll the status until it is ``state`` (finished after ``after``)."""
+    def reached():
+        status = client.get_status(uuid)
+        return status if status['state'] == state and (
+            after is None or status['finished_at'] > after) else None
+    return backends.wait_for(reached, timeout, interval=0.5,
+                             message='%s not %s' % (uuid, state))
+
+
+def _power_on(ironic, uuid):
+    ironic.request('PUT', '/v1/nodes/%s/states/power' % uuid,
+                   expect=(202,), json={'target': 'power on'})
+    backends.wait_for(lambda: ironic.power_state(uuid) == 'power on', 30,
+                      interval=0.2)
+
+
+def test_the_client_waits_for_three_nodes_to_finish(introspected):
+    statuses = introspected.finished
+    assert sorted(statuses) == sorted(introspected.uuids)
+    assert {(s['state'], s['error']) for s in statuses.values()} == {
+        ('finished', None)}
+
+
+def test_the_client_lists_statuses_newest_first_a_page_at_a_time(
+        introspected):
+    client = introspected.client
+    everything = client.list_statuses()
+    assert set(introspected.uuids) <= {s['uuid'] for s in everything}
+    started = [s['started_at'] for s in everything]
+    assert started == sorted(started, reverse=True)
+    first = client.list_statuses(limit=2)
+    rest = client.list_statuses(marker=first[-1]['uuid'], limit=1000)
+    assert first + rest == everything
+    assert client.list_statuses(marker=everything[-1]['uuid']) == []
+
+
+def test_the_client_gets_raw_and_processed_data_by_uuid_and_by_name(
+        introspected):
+    client, uuid = introspected.client, introspected.uuids[0]
+    name = 'introspected-%s' % uuidlib.uuid4().hex[:8]
+    introspected.ironic.request('PATCH', '/v1/nodes/' + uuid, json=[
+        {'op': 'add', 'path': '/name', 'value': name}])
+    processed = client.get_data(uuid)
+    assert processed['memory_mb'] == 8192 and processed['cpus'] == 4
+    assert 'logs' not in processed
+    raw = client.get_data(name, raw=True)
+    assert isinstance(raw, bytes) and json.loads(raw) == processed
+    unprocessed = client.get_data(name, processed=False)
+    assert unprocessed['inventory'] == \
+        introspected.payloads[uuid]['inventory']
+    assert 'logs' not in unprocessed
+
+
+def test_reprocessing_finishes_again_without_powering_the_node_off(
+        introspected):
+    client, uuid = introspected.client, introspected.uuids[1]
+    before = client.get_status(uuid)
+    _power_on(introspected.ironic, uuid)
+    assert client.reprocess(uuid).status_code == 202
+    after = _wait_state(client, uuid, 'finished',
+                        after=before['finished_at'])
+    assert after['error'] is None
+    assert after['started_at'] == before['started_at']
+    assert introspected.ironic.power_state(uuid) == 'power on'
+
+
+def test_reapplying_a_new_body_updates_ironic_and_the_stored_data(
+        introspected):
+    client, uuid = introspected.client, introspected.uuids[2]
+    before = client.get_status(uuid)
+    payload = json.loads(json.dumps(introspected.payloads[uuid]))
+    payload['inventory']['memory']['physical_mb'] = 16384
+    resp = requests.post('%s/v1/introspection/%s/data/unprocessed' % (
+        introspected.url, uuid), json=payload, timeout=30)
+    assert (resp.status_code, resp.text) == (202, '{}\n')
+    _wait_state(client, uuid, 'finished', after=before['finished_at'])
+    node = introspected.ironic.get_node(uuid)
+    assert node['properties']['memory_mb'] == '16384'
+    assert client.get_data(uuid)['memory_mb'] == 16384
+    assert client.get_data(uuid, processed=False)['inventory'] == \
+        payload['inventory']
+
+
+def test_aborting_a_node_waiting_for_its_ramdisk_cancels_it(introspected):
+    ironic, client = introspected.ironic, introspected.client
+    uuid = ironic.create_node(macs=['52:54:00:ab:%02x:01' % (
+        uuidlib.uuid4().int % 256)], bmc_address='198.51.100.77')
+    introspected.extra.append(uuid)
+    client.introspect(uuid)
+    _wait_state(client, uuid, 'waiting')
+    assert client.abort(uuid).status_code == 202
+    status = _wait_state(client, uuid, 'error')
+    assert (status['finished'], status['error']) == (
+        True, 'Canceled by operator')
+    backends.wait_for(lambda: ironic.power_state(uuid) == 'power off', 30,
+                      interval=0.2)
+
+
+def _openstack(url, *args):
+    if not OPENSTACK.exists():
+        pytest.skip('python-openstackclient is not installed in this venv '
+                    '(pip install python-openstackclient)')
+    proc = subprocess.run(
+        [str(OPENSTACK), '--os-auth-type', 'none', '--inspector-url', url,
+         'baremetal', 'introspection', *args], capture_output=True,
+        text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_the_openstack_cli_lists_shows_and_saves_data(introspected):
+    url, uuid = introspected.url, introspected.uuids[0]
+    listed = json.loads(_openstack(url, 'list', '--limit', '2', '-f',
+                                   'json'))
+    assert len(listed) == 2
+    shown = json.loads(_openstack(url, 'status', uuid, '-f', 'json'))
+    assert (shown['state'], shown['finished']) == ('finished', True)
+    saved = json.loads(_openstack(url, 'data', 'save', uuid))
+    assert saved == introspected.client.get_data(uuid)
+    raw = json.loads(_openstack(url, 'data', 'save', '--unprocessed', uuid))
+    assert raw == introspected.client.get_data(uuid, processed=False)
+    before = introspected.client.get_status(uuid)['finished_at']
+    _openstack(url, 'reprocess', uuid)
+    _wait_state(introspected.client, uuid, 'finished', after=before)

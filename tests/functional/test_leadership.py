@@ -1,0 +1,106 @@
+"""Singleton periodic tasks on 3 worker processes: one leader per task at
+a time, fast failover after SIGKILL, and a paused ex-leader fenced."""
+
+import collections
+import signal
+import time
+
+import pytest
+import sqlalchemy as sa
+
+import backends
+import cluster as cluster_mod
+
+TASKS = {'timeout', 'redrive', 'ironic_sync', 'data_cleanup'}
+FAST = {'DEFAULT': {'clean_up_period': 1},
+        'worker': {'redrive_period': 1},
+        'periodic': {'ironic_sync_period': 1, 'data_cleanup_period': 1}}
+
+
+def _query(database, sql):
+    engine = sa.create_engine(database)
+    with engine.connect() as conn:
+        rows = conn.execute(sa.text(sql)).all()
+    engine.dispose()
+    return rows
+
+
+def _runs(database):
+    return _query(database, 'SELECT task, member, epoch, at FROM '
+                            'periodic_runs ORDER BY id')
+
+
+def _leaders(database):
+    return {r.name: r for r in _query(
+        database, 'SELECT name, epoch, holder FROM leaders')}
+
+
+def assert_one_member_per_epoch_and_epochs_only_grow(runs):
+    members = collections.defaultdict(set)
+    last = {}
+    for run in runs:
+        members[(run.task, run.epoch)].add(run.member)
+        assert run.epoch >= last.get(run.task, 0), run
+        last[run.task] = run.epoch
+    assert all(len(m) == 1 for m in members.values()), members
+
+
+@pytest.fixture(params=['redis', 'zookeeper'])
+def cluster(request, tmp_path, ironic, rabbit_url, pg_url):
+    if request.param == 'redis':
+        coordination = request.getfixturevalue('redis_url')
+    else:
+        coordination = request.getfixturevalue('zookeeper').url
+    the_cluster = cluster_mod.Cluster(tmp_path, pg_url, rabbit_url,
+                                      coordination, ironic.url, apis=0,
+                                      workers=3, conf=FAST)
+    the_cluster.start()
+    backends.wait_for(lambda: {r.task for r in _runs(pg_url)} == TASKS, 60)
+    yield the_cluster
+    the_cluster.stop()
+
+
+def _process_of(the_cluster, member):
+    return next(w for w in the_cluster.workers
+                if member.startswith(w.name + '.'))
+
+
+def test_each_periodic_task_runs_on_one_member_at_a_time_and_fails_over(
+        cluster):
+    database = cluster.database
+    before = _leaders(database)['timeout']
+    leader = _process_of(cluster, before.holder)
+    leader.send_signal(signal.SIGKILL)
+    killed = time.monotonic()
+    backends.wait_for(lambda: _leaders(database)['timeout'].holder !=
+                      before.holder, 30, interval=0.05)
+    failover = time.monotonic() - killed
+    print('leader failover after SIGKILL: %.2f s' % failover)
+    assert failover < 6.0
+    after = _leaders(database)['timeout']
+    assert after.epoch > before.epoch
+    assert_one_member_per_epoch_and_epochs_only_grow(_runs(database))
+
+
+def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster):
+    database = cluster.database
+    before = _leaders(database)['timeout']
+    leader = _process_of(cluster, before.holder)
+    leader.send_signal(signal.SIGSTOP)
+    try:
+        backends.wait_for(lambda: _leaders(database)['timeout'].epoch >
+                          before.epoch, 30, interval=0.05)
+    finally:
+        leader.send_signal(signal.SIGCONT)
+    backends.wait_for(lambda: 'Stepping down' in leader.log.read_text(),
+                      30, message='the paused leader was not fenced')
+    backends.wait_for(lambda: any(
+        r.task == 'timeout' and r.epoch > before.epoch
+        for r in _runs(database)), 30, message='no run by a new leader')
+    runs = _runs(database)
+    assert_one_member_per_epoch_and_epochs_only_grow(runs)
+    stale = [r for r in runs if r.member == before.holder
+             and r.task == 'timeout' and r.epoch == before.epoch]
+    newer = [r for r in runs if r.task == 'timeout'
+             and r.epoch > before.epoch]
+    assert max(r.at for r in stale) < min(r.at for r in newer)
