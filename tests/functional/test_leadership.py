@@ -2,7 +2,9 @@
 a time, fast failover after SIGKILL, and a paused ex-leader fenced."""
 
 import collections
+import json
 import signal
+import subprocess
 import time
 
 import pytest
@@ -104,3 +106,22 @@ def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster):
     newer = [r for r in runs if r.task == 'timeout'
              and r.epoch > before.epoch]
     assert max(r.at for r in stale) < min(r.at for r in newer)
+
+
+def test_the_status_command_shows_members_leaders_and_nodes(cluster):
+    out = subprocess.run(
+        [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
+         cluster.base, '--json'], check=True, capture_output=True,
+        text=True).stdout
+    status = json.loads(out)
+    assert len(status['members']) == 3, status['members']
+    for caps in status['members'].values():
+        assert {'host', 'pid', 'version', 'roles'} <= set(caps)
+    assert set(status['leaders']) == TASKS
+    holders = {m.split('.')[0] for m in status['members']}
+    assert all(l['holder'].split('.')[0] in holders
+               for l in status['leaders'].values())
+    table = subprocess.run(
+        [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
+         cluster.base], check=True, capture_output=True, text=True).stdout
+    assert 'Leaders:' in table and 'ironic_sync' in table

@@ -1,5 +1,6 @@
 """A worker SIGKILLed while it holds requests: each is delivered again to
-another worker and finished, and no transition is applied twice."""
+another worker. Reentrant requests (start) finish; a strict one (process)
+met again ends its node in error instead of processing it twice."""
 
 import signal
 
@@ -7,58 +8,106 @@ import sqlalchemy as sa
 
 import backends
 import cluster as cluster_mod
+import ramdisk
 import test_cluster_introspection as batch
 
 NODES = 12
 
 
-def _held_by(database, member_prefix):
-    """Requests whose transition a given worker applied but not finished."""
+def _query(database, sql, **params):
     engine = sa.create_engine(database)
     with engine.connect() as conn:
-        rows = conn.execute(sa.text(
-            "SELECT r.id FROM requests r JOIN transitions t ON "
-            "t.request_id = r.id WHERE r.status = 'applied' AND "
-            "t.actor LIKE :actor"), {'actor': member_prefix + '%'}).all()
+        rows = conn.execute(sa.text(sql), params).all()
     engine.dispose()
-    return {r.id for r in rows}
+    return rows
+
+
+def _held_by(database, member_prefix, event):
+    """Requests a worker applied but had not finished."""
+    return {r.id for r in _query(
+        database, "SELECT r.id FROM requests r JOIN transitions t ON "
+        "t.request_id = r.id WHERE r.status = 'applied' AND r.event = :e "
+        "AND t.actor LIKE :actor", e=event, actor=member_prefix + '%')}
 
 
 def _requests(database, ids):
-    engine = sa.create_engine(database)
-    with engine.connect() as conn:
-        rows = conn.execute(sa.text(
-            'SELECT id, status, deliveries FROM requests')).all()
-    engine.dispose()
+    rows = _query(database, 'SELECT id, node_uuid, status, deliveries '
+                            'FROM requests')
     return {r.id: r for r in rows if r.id in ids}
 
 
-def test_a_killed_workers_requests_are_redelivered_and_finished_once(
+def _kill_when_holding(the_cluster, database, event):
+    victim = the_cluster.workers[0]
+    held = set()
+    backends.wait_for(lambda: held.update(_held_by(
+        database, victim.name + '.', event)) or held, 90, interval=0.01,
+        message='worker-0 never held a %s request' % event)
+    victim.send_signal(signal.SIGKILL)
+    return held
+
+
+def _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url, conf):
+    return cluster_mod.Cluster(tmp_path, pg_url, rabbit_url, redis_url,
+                               ironic.url, apis=1, workers=3,
+                               conf=conf).start()
+
+
+def _stop(the_cluster):
+    codes = the_cluster.stop()
+    assert codes['worker-0'] == -signal.SIGKILL
+    assert {c for n, c in codes.items() if n != 'worker-0'} == {0}, codes
+
+
+def test_a_killed_workers_start_requests_are_redelivered_and_finish(
         tmp_path, ironic, rabbit_url, redis_url, pg_url):
-    the_cluster = cluster_mod.Cluster(
-        tmp_path, pg_url, rabbit_url, redis_url, ironic.url, apis=1,
-        workers=3, conf={'worker': {'reboot_throttle': 0.3}})
-    the_cluster.start()
+    the_cluster = _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url,
+                           {'worker': {'reboot_throttle': 0.3}})
     nodes = batch._create_nodes(ironic, NODES)
-    disks = batch.ramdisk.Ramdisks(ironic.url, the_cluster.api_urls, nodes)
-    disks.start()
     try:
         batch._start_all(the_cluster.api_urls, list(nodes))
-        victim = the_cluster.workers[0]
-        held = set()
-        backends.wait_for(lambda: held.update(_held_by(
-            pg_url, victim.name + '.')) or held, 60, interval=0.02,
-            message='worker-0 never held a request')
-        victim.send_signal(signal.SIGKILL)
-        states = batch._wait_finished(the_cluster.api_urls[0], list(nodes),
-                                      180, pg_url)
+        held = _kill_when_holding(the_cluster, pg_url, 'start')
+        disks = ramdisk.Ramdisks(ironic.url, the_cluster.api_urls,
+                                 nodes).start()
+        try:
+            states = batch._wait_finished(the_cluster.api_urls[0],
+                                          list(nodes), 180, pg_url)
+        finally:
+            disks.stop()
     finally:
-        disks.stop()
-        codes = the_cluster.stop()
+        _stop(the_cluster)
     assert {s['state'] for s in states.values()} == {'finished'}, states
     rows = _requests(pg_url, held)
     assert all(r.status == 'done' and r.deliveries >= 2
                for r in rows.values()), rows
     batch.assert_each_strict_transition_applied_once(pg_url, set(nodes))
-    assert codes['worker-0'] == -signal.SIGKILL
-    assert {c for n, c in codes.items() if n != 'worker-0'} == {0}, codes
+
+
+def test_a_process_request_met_again_after_a_kill_ends_in_error_not_twice(
+        tmp_path, ironic, rabbit_url, redis_url, pg_url):
+    # NOTE: a slow Ironic would make processing long; instead many nodes
+    # are processed at once, so worker-0 is soon caught mid-processing.
+    the_cluster = _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url,
+                           {})
+    nodes = batch._create_nodes(ironic, 40)
+    disks = ramdisk.Ramdisks(ironic.url, the_cluster.api_urls, nodes)
+    try:
+        disks.start()
+        batch._start_all(the_cluster.api_urls, list(nodes))
+        held = _kill_when_holding(the_cluster, pg_url, 'process')
+        states = batch._wait_finished(the_cluster.api_urls[0], list(nodes),
+                                      180, pg_url)
+    finally:
+        disks.stop()
+        _stop(the_cluster)
+    rows = _requests(pg_url, held).values()
+    # A request redelivered after the kill (deliveries > 1) met its strict
+    # transition again; one that completed in the instant before the
+    # signal landed (deliveries == 1) finished normally.
+    redelivered = {r.node_uuid for r in rows if r.deliveries > 1}
+    assert redelivered, 'the kill caught no process request in flight'
+    for uuid in redelivered:
+        assert states[uuid]['state'] == 'error', states[uuid]
+        assert 'delivered again' in states[uuid]['error']
+    others = set(nodes) - redelivered
+    assert {states[u]['state'] for u in others} == {'finished'}
+    batch.assert_each_strict_transition_applied_once(pg_url, set(nodes))
