@@ -6,6 +6,7 @@ from werkzeug.middleware import proxy_fix
 from inspector_ha.api import auth
 from inspector_ha.api import errors
 from inspector_ha.api import introspection
+from inspector_ha.api import openapi
 from inspector_ha.api import rules
 from inspector_ha.api import v1
 from inspector_ha.api import versions
@@ -25,6 +26,7 @@ def create_app(service):
     v1.V1(service).register(app)
     introspection.Introspection(service).register(app)
     rules.Rules(service).register(app)
+    openapi.register(app)
     app.wsgi_app = proxy_fix.ProxyFix(app.wsgi_app, x_for=1, x_proto=1,
                                       x_host=1, x_port=1, x_prefix=1)
     return app

@@ -11,9 +11,9 @@
 
 The checks run in a ``before_request`` hook, so their 401/403 answers
 are Flask responses in the JSON error format with the version headers.
-Public routes (``GET /``, ``GET /<version>``, ``POST /v1/continue``) ask
-for no credential under any strategy; unrouted requests are left to
-Flask's 404/405.
+Public routes (``GET /``, ``GET /<version>``, ``GET /v1/openapi.json``,
+``POST /v1/continue``) ask for no credential under any strategy;
+unrouted requests are left to Flask's 404/405.
 """
 
 import base64

@@ -88,3 +88,21 @@ def reapply(session, uuid, data, data_store):
         data_store.save(session, uuid, data, False)
     return requests.add(session, uuid, st.REAPPLY, node.attempt,
                         payload=data).id
+
+
+def enroll(session, uuid, data, raw, data_store, macs, bmc_addresses,
+           actor):
+    """Accept the data of a node discovery just enrolled in Ironic.
+
+    In one transaction: the node row, created in ``enrolling``; its
+    lookup attributes, so that a post the ramdisk retries finds this node
+    instead of enrolling another; the unprocessed data; and the
+    ``process`` request (``enrolling --process--> processing``).
+    """
+    request_id = str(uuidlib.uuid4())
+    attempt = nodes.create_enrolling(session, uuid, actor, request_id)
+    nodes.add_attributes(session, uuid, lookup.MAC, macs)
+    nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
+    data_store.save(session, uuid, raw, False)
+    return requests.add(session, uuid, st.PROCESS, attempt, payload=data,
+                        request_id=request_id).id

@@ -26,6 +26,7 @@ FALLBACK = 'introspection:status'
 ROUTES = {
     ('GET', '/'): 'introspection',
     ('GET', '/<>'): 'introspection:version',
+    ('GET', '/v1/openapi.json'): 'introspection:version',
     ('POST', '/v1/continue'): 'introspection:continue',
     ('GET', '/v1/introspection'): 'introspection:status',
     ('GET', '/v1/introspection/<>'): 'introspection:status',
@@ -57,7 +58,8 @@ def _api_rules():
         _rule('introspection', PUBLIC, 'Access the API root for available '
               'versions information', [('GET', '/')]),
         _rule('introspection:version', PUBLIC, 'Access the versioned API '
-              'root for version information', [('GET', '/{version}')]),
+              'root for version information',
+              [('GET', '/{version}'), ('GET', '/v1/openapi.json')]),
         _rule('introspection:continue', PUBLIC, 'Ramdisk callback to '
               'continue introspection', [('POST', '/v1/continue')]),
         _rule('introspection:status', READER, 'Get introspection status',

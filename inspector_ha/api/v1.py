@@ -2,8 +2,10 @@
 
 import copy
 import json
+import logging
 
 import flask
+from openstack import exceptions as sdk_exc
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
@@ -16,12 +18,17 @@ from inspector_ha.db import lookup
 from inspector_ha.db import nodes
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
+from inspector_ha.processing import base
+from inspector_ha.processing import not_found
 from inspector_ha.processing.hooks import interfaces
+
+LOG = logging.getLogger(__name__)
 
 
 class V1:
     def __init__(self, service):
         self._svc = service
+        self._not_found = not_found.load(service.conf, service.ironic)
 
     def register(self, app):
         rules = [('/v1/introspection/<node_id>', self.start, ['POST']),
@@ -73,6 +80,8 @@ class V1:
         raw = copy.deepcopy(data)
         failures = self._svc.pipeline.before_processing(data)
         uuid = self._lookup(data, failures)
+        if uuid is None:
+            return self._enroll(data, raw)
         if failures:
             message = _failure_text(failures)
             request_id = self._tx(intake.event, uuid, st.FAIL,
@@ -85,6 +94,8 @@ class V1:
         return flask.jsonify({'uuid': uuid})
 
     def _lookup(self, data, failures):
+        """The node's UUID; None if none matches and the node-not-found
+        hook is to run (not when a pre-processing hook failed)."""
         macs = interfaces.lookup_macs(data)
         bmcs = interfaces.lookup_bmcs(data)
         try:
@@ -92,11 +103,39 @@ class V1:
         except lookup.NotFound:
             if failures:
                 raise errors.ApiError(_failure_text(failures)) from None
+            if self._not_found is not None:
+                return None
             raise errors.ApiError(
                 'Could not find a node for attributes %s' %
                 {'bmc_address': bmcs, 'mac': macs}, 404) from None
         except lookup.Ambiguous as exc:
             raise errors.ApiError(str(exc), 400) from None
+
+    def _enroll(self, data, raw):
+        try:
+            uuid = self._not_found(data)
+        except (base.HookError, ironic_client.Error) as exc:
+            raise errors.ApiError(_failure_text(
+                ['Node not found hook failed: %s' % exc])) from None
+        try:
+            request_id = self._tx(
+                intake.enroll, uuid, data, raw, self._svc.data_store,
+                interfaces.lookup_macs(data), interfaces.lookup_bmcs(data),
+                self._svc.member_id)
+        except Exception:
+            self._forget(uuid)
+            raise
+        self._publish(request_id, uuid, st.PROCESS)
+        return flask.jsonify({'uuid': uuid})
+
+    def _forget(self, uuid):
+        """Delete a node just enrolled whose row could not be written, so
+        that the ramdisk's retry can enroll it again."""
+        try:
+            self._svc.ironic.delete_node(uuid)
+        except Exception:
+            LOG.exception('Cannot delete node %s, enrolled by discovery '
+                          'but not recorded', uuid)
 
     def _ironic_node(self, node_id):
         try:
@@ -104,6 +143,11 @@ class V1:
         except ironic_client.NotFound:
             raise errors.ApiError('Node %s was not found in Ironic' %
                                   node_id, 404) from None
+        except sdk_exc.BadRequestException as exc:
+            # NOTE: Ironic refuses an identifier that is neither a UUID nor
+            # a valid name with 400; upstream's text for it.
+            raise errors.ApiError('Cannot get node %s: %s' %
+                                  (node_id, exc)) from None
 
     def _uuid(self, node_id):
         if uuidutils.is_uuid_like(node_id):

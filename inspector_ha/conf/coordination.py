@@ -9,7 +9,7 @@ OPTS = [
                default='file://$state_path/coordination',
                help='tooz backend URL: redis://, zookeeper://, '
                     'etcd3+http://, file://.'),
-    cfg.FloatOpt('lease_timeout', default=3.0, min=1.0, max=300.0,
+    cfg.FloatOpt('lease_timeout', default=2.5, min=1.0, max=300.0,
                  help='Expiry of a dead member\'s locks, leaderships and '
                       'membership, passed to tooz as the URL option '
                       '"timeout" unless the URL sets it (Redis lock and '

@@ -1,11 +1,13 @@
 """The list of all options, for registration and oslo-config-generator."""
 
-from inspector_ha.conf import (auth, coordination, database, default,
-                               ironic, periodic, processing, queue,
-                               worker)
+from inspector_ha.conf import (accelerators, auth, capabilities,
+                               coordination, database, default, discovery,
+                               extra_hardware, ironic, pci_devices, periodic,
+                               port_physnet, processing, queue, worker)
 
 _MODULES = (default, auth, worker, queue, coordination, database, ironic,
-            processing, periodic)
+            processing, periodic, discovery, capabilities, pci_devices,
+            port_physnet, extra_hardware, accelerators)
 
 
 def list_opts():

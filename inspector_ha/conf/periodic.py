@@ -5,7 +5,7 @@ from oslo_config import cfg
 GROUP = 'periodic'
 
 OPTS = [
-    cfg.FloatOpt('campaign_period', default=0.5, min=0.05, max=60.0,
+    cfg.FloatOpt('campaign_period', default=0.25, min=0.05, max=60.0,
                  help='How often a member that does not lead a periodic '
                       'task tries to become its leader, in seconds.'),
     cfg.IntOpt('ironic_sync_period', default=60, min=0, max=86400,

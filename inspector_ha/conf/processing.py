@@ -5,7 +5,7 @@ from oslo_config import cfg
 GROUP = 'processing'
 
 DEFAULT_HOOKS = 'ramdisk_error,root_disk_selection,scheduler,' \
-    'validate_interfaces'
+    'validate_interfaces,capabilities,pci_devices'
 
 OPTS = [
     cfg.StrOpt('default_processing_hooks', default=DEFAULT_HOOKS,
@@ -25,4 +25,8 @@ OPTS = [
                 help='Power nodes off after introspection.'),
     cfg.BoolOpt('disk_partitioning_spacing', default=True,
                 help='Leave 1 GiB for partitioning when computing local_gb.'),
+    cfg.StrOpt('node_not_found_hook',
+               help='Hook (entry point of inspector_ha.hooks.node_not_found, '
+                    'e.g. enroll) run when ramdisk data matches no node '
+                    'under introspection; unset, such data is refused.'),
 ]

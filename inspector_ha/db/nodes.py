@@ -12,6 +12,11 @@ from inspector_ha.db import models
 from inspector_ha.fsm import states
 
 
+#: The event recorded for a row created in ``enrolling`` (no FSM event
+#: leads there: only discovery creates such rows).
+ENROLL = 'enroll'
+
+
 class StaleWrite(Exception):
     """The node changed since it was read: the write lost and was dropped."""
 
@@ -68,6 +73,17 @@ def create(session, uuid, manage_boot, actor, request_id):
         started_at=timeutils.utcnow(), manage_boot=manage_boot))
     session.flush()
     record(session, uuid, states.START, None, states.STARTING, 1, actor,
+           request_id)
+    return 1
+
+
+def create_enrolling(session, uuid, actor, request_id):
+    """Insert the row of a node discovery enrolled, in ``enrolling``."""
+    session.add(models.Node(
+        uuid=uuid, state=states.ENROLLING, generation=1, attempt=1,
+        started_at=timeutils.utcnow(), manage_boot=True))
+    session.flush()
+    record(session, uuid, ENROLL, None, states.ENROLLING, 1, actor,
            request_id)
     return 1
 

@@ -71,7 +71,7 @@ class Tasks:
         context.commit()
         svc.store.transaction(svc.data_store.save, node.uuid, data, True)
         if node.manage_boot is not False and svc.conf.processing.power_off:
-            svc.ironic.power_off(node.uuid)
+            _power_off(svc.ironic, ironic_node)
         return st.FINISH, None
 
     def abort(self, node, request):
@@ -107,6 +107,19 @@ class Tasks:
         rules.apply(svc.store, svc.ironic, context, data)
         context.commit()
         svc.store.transaction(svc.data_store.save, node.uuid, data, True)
+
+
+def _power_off(ironic, ironic_node):
+    """Upstream's: a node still in ``enroll`` (discovered) may have no
+    working power credentials yet; failing to power it off is not an
+    error."""
+    try:
+        ironic.power_off(ironic_node.id)
+    except ironic_client.Error as exc:
+        if ironic_node.provision_state != 'enroll':
+            raise
+        LOG.info('Failed to power off node %s in enroll state, ignoring: '
+                 '%s', ironic_node.id, exc)
 
 
 def _replace_macs(session, uuid, macs):

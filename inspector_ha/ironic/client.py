@@ -4,12 +4,14 @@ Only the calls inspector-ha needs, so the number of Ironic calls per
 introspection stays visible in one place.
 """
 
+import collections
 import logging
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
 import openstack
 from openstack import exceptions as sdk_exc
+from oslo_utils import uuidutils
 
 from inspector_ha.common import retry
 
@@ -21,7 +23,14 @@ VALID_STATES = frozenset(['enroll', 'manageable', 'inspecting',
                           'inspect wait', 'inspect failed'])
 
 NotFound = sdk_exc.NotFoundException
+BadRequest = sdk_exc.BadRequestException
 Error = sdk_exc.SDKException
+
+#: A port as the processing hooks see it; ``address`` is lower-case.
+Port = collections.namedtuple(
+    'Port', 'id address local_link_connection physical_network')
+PORT_FIELDS = ['uuid', 'address', 'local_link_connection',
+               'physical_network']
 
 
 def _retryable(exc):
@@ -94,6 +103,52 @@ class Ironic:
 
     def node_uuids(self):
         return {n.id for n in self._list('nodes', fields=['uuid'])}
+
+    def ports(self, uuid):
+        """The node's ports as :class:`Port` tuples (id, address, ...)."""
+        return [Port(p.id, p.address.lower(), p.local_link_connection or {},
+                     p.physical_network)
+                for p in self._list('ports', node_uuid=uuid,
+                                    fields=PORT_FIELDS)]
+
+    def patch_port(self, port_id, patch):
+        if patch:
+            self._call('patch_port', port_id, patch)
+
+    def port_owner(self, address):
+        """``(port id, node uuid)`` of the port with this MAC, or None."""
+        ports = self._list('ports', address=address,
+                           fields=['uuid', 'node_uuid'])
+        return (ports[0].id, ports[0].node_id) if ports else None
+
+    def nodes_with_driver_info(self):
+        """Every node, with only its UUID and driver_info (one listing)."""
+        return self._list('nodes', fields=['uuid', 'driver_info'])
+
+    def create_node(self, **attrs):
+        """Create a node; retrying it cannot create a second one.
+
+        The UUID is chosen here, so an attempt whose answer was lost and
+        that is retried meets a conflict on that UUID, which means the
+        node exists.
+        """
+        attrs.setdefault('id', uuidutils.generate_uuid())
+        return self._policy.call(self._create_node_once, attrs)
+
+    def _create_node_once(self, attrs):
+        try:
+            return self._method('create_node')(**attrs)
+        except sdk_exc.ConflictException as exc:
+            try:
+                return self._method('get_node')(attrs['id'])
+            except NotFound:
+                # NOTE: a conflict on something else (a name): retrying
+                # cannot help, and Error is not retried.
+                raise Error('Cannot create node %s: %s' % (attrs['id'],
+                                                            exc)) from None
+
+    def delete_node(self, uuid):
+        self._call('delete_node', uuid, ignore_missing=True)
 
 
 def connect(conf, stop):

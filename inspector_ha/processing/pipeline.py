@@ -8,6 +8,7 @@ from inspector_ha.processing import base
 
 LOG = logging.getLogger(__name__)
 NAMESPACE = 'inspector_ha.hooks.processing'
+MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 
 
 class Pipeline:
@@ -16,7 +17,8 @@ class Pipeline:
                  .split(',') if n.strip()]
         manager = named.NamedExtensionManager(
             NAMESPACE, names, invoke_on_load=True, invoke_args=(conf,),
-            name_order=True, on_missing_entrypoints_callback=_missing)
+            name_order=True, on_missing_entrypoints_callback=_missing,
+            on_load_failure_callback=_failed)
         self.hooks = [ext.obj for ext in manager]
 
     def before_processing(self, data):
@@ -27,6 +29,13 @@ class Pipeline:
                 hook.before_processing(data)
             except base.HookError as exc:
                 failures.append(str(exc))
+            except MALFORMED as exc:
+                # NOTE: ramdisk data is untrusted input: a hook tripping
+                # over an unexpected type is a permanent 400, not a 500.
+                LOG.warning('Hook %s failed on malformed data',
+                            type(hook).__name__, exc_info=True)
+                failures.append('Malformed introspection data (%s): %r' %
+                                (type(hook).__name__, exc))
         return failures
 
     def before_update(self, data, node):
@@ -36,3 +45,10 @@ class Pipeline:
 
 def _missing(names):
     raise RuntimeError('Unknown processing hooks: %s' % ', '.join(names))
+
+
+def _failed(manager, entrypoint, exc):
+    # NOTE: stevedore only logs a hook that fails to load (bad options,
+    # a missing file) and runs without it; refuse to start instead.
+    raise RuntimeError('Processing hook %s cannot be loaded: %s' %
+                       (entrypoint.name, exc)) from exc

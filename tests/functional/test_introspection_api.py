@@ -171,6 +171,20 @@ def _openstack(url, *args):
     return proc.stdout
 
 
+@pytest.mark.parametrize('method, path', [
+    ('POST', ''), ('GET', ''), ('POST', '/abort'), ('GET', '/data'),
+    ('GET', '/data/unprocessed'), ('POST', '/data/unprocessed')])
+def test_a_node_name_ironic_refuses_is_a_400_not_a_500(introspected,
+                                                      method, path):
+    # NOTE: schemathesis found these answered with 500: Ironic answers 400
+    # "Expected UUID or name" for an identifier that cannot be a name.
+    resp = requests.request(method, '%s/v1/introspection/bad!name%s' % (
+        introspected.url, path), timeout=30)
+    assert resp.status_code == 400, resp.text
+    assert resp.json()['error']['message'].startswith(
+        'Cannot get node bad!name: ')
+
+
 def test_the_openstack_cli_lists_shows_and_saves_data(introspected):
     url, uuid = introspected.url, introspected.uuids[0]
     listed = json.loads(_openstack(url, 'list', '--limit', '2', '-f',

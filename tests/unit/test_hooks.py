@@ -153,6 +153,31 @@ def test_no_interfaces_is_a_hook_error(conf, inventory):
         _hook(conf).before_processing({'inventory': inventory})
 
 
+@pytest.mark.parametrize('interfaces_', ['AAA', {'eth0': {}}, 42])
+def test_interfaces_that_are_not_a_list_are_a_hook_error(conf, interfaces_):
+    with pytest.raises(base.HookError, match='no inventory with interfaces'):
+        _hook(conf).before_processing(
+            {'inventory': {'interfaces': interfaces_}})
+
+
+@pytest.mark.parametrize('field,value', [
+    ('boot', [None, None]), ('boot', 'pxe'), ('bmc_address', ['10.0.0.1']),
+    ('bmc_v6address', 6), ('interfaces', ['eth0', None, 7]),
+    ('interfaces', [{'name': ['eth0'], 'mac_address': PXE}])])
+def test_ramdisk_values_of_the_wrong_type_are_ignored_not_a_crash(
+        conf, field, value):
+    # NOTE: schemathesis found these answered with 500 by /v1/continue.
+    data = _data()
+    del data['boot_interface']  # NOTE: so that inventory.boot is read
+    data['inventory'][field] = value
+    try:
+        _hook(conf).before_processing(data)
+    except base.HookError:
+        pass
+    found = interfaces.lookup_bmcs(data) + interfaces.lookup_macs(data)
+    assert all(isinstance(value, str) for value in found)
+
+
 def test_no_suitable_interface_is_a_hook_error(conf):
     data = _data(boot_interface='01-aa-aa-aa-aa-aa-aa')
     with pytest.raises(base.HookError, match='No suitable interfaces'):
@@ -273,3 +298,17 @@ def test_a_node_context_sends_all_changes_in_one_patch(conf):
         {'op': 'add', 'path': '/properties/cpus', 'value': '4'},
         {'op': 'add', 'path': '/properties/memory_mb', 'value': '1024'}])]
     assert context.patches == []
+
+
+def test_a_hook_tripping_over_malformed_data_is_a_failure_not_a_crash(conf):
+    from inspector_ha.processing import base as hook_base
+    from inspector_ha.processing import pipeline as pipeline_mod
+
+    class Fragile(hook_base.ProcessingHook):
+        def before_processing(self, data):
+            return data['inventory']['cpu']['count'] + 1
+
+    pipe = pipeline_mod.Pipeline(conf)
+    pipe.hooks = [Fragile(conf)]
+    failures = pipe.before_processing({'inventory': {'cpu': 'x'}})
+    assert len(failures) == 1 and 'Malformed' in failures[0]

@@ -12,7 +12,8 @@ class ValidateInterfacesHook(base.ProcessingHook):
     def before_processing(self, data):
         inventory = data.get('inventory')
         if not isinstance(inventory, dict) or not inventory.get(
-                'interfaces'):
+                'interfaces') or not isinstance(inventory['interfaces'],
+                                                list):
             raise base.HookError('The ramdisk sent no inventory with '
                                  'interfaces')
         _bmc(data, inventory)
@@ -49,7 +50,7 @@ def lookup_bmcs(data):
 
 def pxe_mac_of(data):
     value = data.get('boot_interface') or \
-        ((data.get('inventory') or {}).get('boot') or {}).get('pxe_interface')
+        _section(_section(data, 'inventory'), 'boot').get('pxe_interface')
     if not isinstance(value, str):
         return None
     value = value.lower()
@@ -59,17 +60,31 @@ def pxe_mac_of(data):
 
 
 def _bmc(data, inventory):
-    data['ipmi_address'] = inventory.get('bmc_address') or \
-        data.get('ipmi_address')
-    data['ipmi_v6address'] = (inventory.get('bmc_v6address') or
+    data['ipmi_address'] = _text(inventory.get('bmc_address')) or \
+        _text(data.get('ipmi_address'))
+    data['ipmi_v6address'] = (_text(inventory.get('bmc_v6address')) or
                               '').split('%')[0] or None
+
+
+def _section(data, name):
+    """The object ``data[name]``, or ``{}`` when it is not one."""
+    value = data.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value):
+    """``value`` if it is a string, else None: data from the ramdisk is
+    not trusted to have the types IPA sends."""
+    return value if isinstance(value, str) else None
 
 
 def _all_interfaces(inventory, pxe_mac):
     result = {}
     for iface in inventory['interfaces']:
+        if not isinstance(iface, dict):
+            continue
         mac = str(iface.get('mac_address') or '').lower()
-        name = iface.get('name')
+        name = _text(iface.get('name'))
         if not name or name == 'lo' or not MAC_RE.match(mac):
             continue
         result[name] = {'ip': iface.get('ipv4_address'), 'mac': mac,

@@ -1,0 +1,64 @@
+"""accelerators: known accelerator PCI devices as ``properties/accelerators``.
+
+The known devices are read once, when the hook is loaded, from the YAML
+file ``[accelerators] known_devices`` (a ``pci_devices`` list of
+``vendor_id``, ``device_id``, ``type``, ``device_info``); a missing or
+malformed file stops the hook from loading.
+"""
+
+import logging
+
+import yaml
+
+from inspector_ha.processing import base
+
+LOG = logging.getLogger(__name__)
+
+
+class AcceleratorsHook(base.ProcessingHook):
+    def __init__(self, conf):
+        super().__init__(conf)
+        self.known = load_known_devices(conf.accelerators.known_devices)
+
+    def before_update(self, data, node):
+        devices = data.get('pci_devices')
+        if not devices or not isinstance(devices, list):
+            LOG.warning('Unable to distinguish accelerator devices due to no '
+                        'PCI devices information was received from the '
+                        'ramdisk.')
+            return
+        found = []
+        for device in devices:
+            known = self.known.get(_key(device))
+            if known:
+                found.append(dict(known, pci_address=device.get('bus')))
+        if found:
+            LOG.info('Found the following accelerator devices: %s', found)
+            node.set_property('accelerators', found)
+
+
+def load_known_devices(path):
+    """``{(vendor_id, device_id): device}`` from the YAML file.
+
+    :raises RuntimeError: the file is missing or malformed.
+    """
+    try:
+        with open(path) as stream:
+            document = yaml.safe_load(stream)
+    except (OSError, yaml.YAMLError) as exc:
+        raise RuntimeError('Cannot read known accelerators from %s: %s' %
+                           (path, exc)) from None
+    devices = document.get('pci_devices') if isinstance(document,
+                                                         dict) else None
+    if not isinstance(devices, list) or not all(
+            isinstance(d, dict) and d.get('vendor_id') and d.get('device_id')
+            for d in devices):
+        raise RuntimeError('%s must have a pci_devices list of devices, '
+                           'each with vendor_id and device_id' % path)
+    return {(str(d['vendor_id']), str(d['device_id'])): d for d in devices}
+
+
+def _key(device):
+    if not isinstance(device, dict):
+        return None
+    return str(device.get('vendor_id')), str(device.get('product_id'))

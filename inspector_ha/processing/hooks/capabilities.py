@@ -1,0 +1,41 @@
+"""capabilities: boot mode and CPU flags as node capabilities."""
+
+import logging
+
+from inspector_ha.processing import base
+
+LOG = logging.getLogger(__name__)
+
+
+class CapabilitiesHook(base.ProcessingHook):
+    def before_update(self, data, node):
+        inventory = _section(data, 'inventory')
+        caps = {}
+        if self.conf.capabilities.boot_mode:
+            caps.update(_boot_mode(inventory))
+        caps.update(_cpu_flags(inventory, self.conf.capabilities.cpu_flags))
+        if caps:
+            node.update_capabilities(**caps)
+
+
+def _boot_mode(inventory):
+    mode = _section(inventory, 'boot').get('current_boot_mode')
+    if mode is None:
+        LOG.warning('No boot mode information available')
+        return {}
+    return {'boot_mode': mode}
+
+
+def _cpu_flags(inventory, mapping):
+    flags = _section(inventory, 'cpu').get('flags')
+    if not flags or not isinstance(flags, list):
+        LOG.warning('No CPU flags available, please update your '
+                    'introspection ramdisk')
+        return {}
+    flags = {f for f in flags if isinstance(f, str)}
+    return {name: 'true' for flag, name in mapping.items() if flag in flags}
+
+
+def _section(data, name):
+    value = data.get(name)
+    return value if isinstance(value, dict) else {}

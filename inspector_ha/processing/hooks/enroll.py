@@ -1,0 +1,61 @@
+"""enroll: create the Ironic node of a ramdisk nobody introspects.
+
+Refuses when a MAC of the data is already an Ironic port or when an
+Ironic node already has its BMC address (which lists every node, as
+upstream does); otherwise creates the node in ``enroll`` with
+``[discovery] enroll_node_driver``, ``enroll_node_fields`` and
+``driver_info/ipmi_address``, and marks the data ``auto_discovered`` so
+that rules can tell such nodes apart.
+"""
+
+import logging
+
+from inspector_ha.api import checks
+from inspector_ha.processing import base
+from inspector_ha.processing import not_found
+from inspector_ha.processing.hooks import interfaces
+
+LOG = logging.getLogger(__name__)
+
+
+class EnrollHook(not_found.NodeNotFoundHook):
+    def __call__(self, data):
+        bmc = self._bmc_address(data)
+        self._refuse_known(data, bmc)
+        fields = dict(self.conf.discovery.enroll_node_fields)
+        driver_info = {'ipmi_address': bmc} if bmc else {}
+        fields.update(driver=self.conf.discovery.enroll_node_driver,
+                      driver_info=driver_info, provision_state='enroll')
+        node = self.ironic.create_node(**fields)
+        LOG.info('Enrolled node %s (BMC %s, MACs %s)', node.id, bmc,
+                 interfaces.lookup_macs(data))
+        data['auto_discovered'] = True
+        return node.id
+
+    def _bmc_address(self, data):
+        addresses = {'4': data.get('ipmi_address'),
+                     '6': data.get('ipmi_v6address')}
+        for version in self.conf.discovery.enabled_bmc_address_version:
+            if addresses[version] not in interfaces.NO_BMC:
+                return addresses[version]
+        LOG.warning('No BMC address provided, discovered node will be '
+                    'created without ipmi address')
+        return None
+
+    def _refuse_known(self, data, bmc):
+        macs = interfaces.lookup_macs(data)
+        if not macs:
+            LOG.warning('No suitable interfaces found for discovered node. '
+                        'Check that validate_interfaces is in [processing] '
+                        'processing_hooks')
+        for mac in macs:
+            owner = self.ironic.port_owner(mac)
+            if owner is not None:
+                raise base.HookError('Port %s already exists, uuid: %s' %
+                                     (mac, owner[0]))
+        if bmc:
+            for node in self.ironic.nodes_with_driver_info():
+                if bmc in checks.bmc_addresses(self.conf, node):
+                    raise base.HookError(
+                        'Node %s already has BMC address %s, not enrolling'
+                        % (node.id, bmc))

@@ -1,0 +1,57 @@
+"""extra_hardware: the ramdisk's eDeploy ``data`` list as nested ``extra``.
+
+``[[a, b, c, d], ...]`` becomes ``extra[a][b][c] = d`` (``d`` made an
+integer when it is one) and ``data`` is deleted. Upstream's docstring
+says the data is stored in Swift; its code no longer does, nor does this.
+"""
+
+import logging
+
+from inspector_ha.processing import base
+
+LOG = logging.getLogger(__name__)
+ITEM_SIZE = 4
+
+
+class ExtraHardwareHook(base.ProcessingHook):
+    def before_update(self, data, node):
+        if 'data' not in data:
+            LOG.warning('No extra hardware information was received from '
+                        'the ramdisk')
+            return
+        strict = self.conf.extra_hardware.strict
+        if not _is_edeploy(data['data'], strict):
+            LOG.warning('Extra hardware data was not in a recognised format '
+                        '(eDeploy), and will not be forwarded to '
+                        'introspection rules')
+            if strict:
+                del data['data']
+            return
+        data['extra'] = convert(data.pop('data'))
+
+
+def _is_edeploy(items, strict):
+    return isinstance(items, list) and all(
+        isinstance(item, list) and (not strict or len(item) == ITEM_SIZE)
+        for item in items)
+
+
+def convert(items):
+    extra = {}
+    for item in items:
+        if len(item) < ITEM_SIZE:
+            LOG.warning('Ignoring invalid extra data item %s', item)
+            continue
+        try:
+            level = extra.setdefault(item[0], {}).setdefault(item[1], {})
+            level[item[2]] = _int_or_same(item[3])
+        except (TypeError, AttributeError):
+            LOG.warning('Ignoring invalid extra data item %s', item)
+    return extra
+
+
+def _int_or_same(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return value
