@@ -9,9 +9,10 @@ OPTS = [
                default='file://$state_path/coordination',
                help='tooz backend URL: redis://, zookeeper://, '
                     'etcd3+http://, file://.'),
-    cfg.FloatOpt('lease_timeout', default=2.5, min=1.0, max=300.0,
+    cfg.IntOpt('lease_timeout', default=2, min=1, max=300,
                  help='Expiry of a dead member\'s locks, leaderships and '
-                      'membership, passed to tooz as the URL option '
+                      'membership, in whole seconds (tooz\'s Redis driver '
+                      'takes integers), passed to tooz as the URL option '
                       '"timeout" unless the URL sets it (Redis lock and '
                       'membership timeout, ZooKeeper session timeout, '
                       'which the server may round up to 2 ticks). It '

@@ -79,7 +79,7 @@ def with_timeout(url, timeout):
     query = parse.parse_qsl(parts.query)
     if parts.scheme == 'file' or any(k == 'timeout' for k, _ in query):
         return url
-    query.append(('timeout', '%g' % timeout))
+    query.append(('timeout', '%d' % timeout))
     return parse.urlunsplit(parts._replace(query=parse.urlencode(query)))
 
 
