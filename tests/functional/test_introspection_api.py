@@ -14,6 +14,8 @@ import pytest
 import requests
 
 import backends
+import cluster as cluster_mod
+import haproxy
 import ramdisk
 import test_all_in_one as aio
 import test_cluster_introspection as batch
@@ -50,9 +52,45 @@ class Introspected:
             self.ironic.delete_node(uuid)
 
 
-@pytest.fixture(scope='module')
-def introspected(tmp_path_factory, ironic):
-    nodes = Introspected(tmp_path_factory.mktemp('aio'), ironic)
+class SplitIntrospected(Introspected):
+    """The same through HAProxy in front of 2 API processes and 3 workers
+    on RabbitMQ, Redis and PostgreSQL."""
+
+    def __init__(self, tmp_path, ironic, obtain):
+        self.ironic = ironic
+        self._backends = [obtain(backends.postgres_url),
+                          obtain(backends.rabbit_url),
+                          obtain(backends.redis_url)]
+        database, broker, coordination = self._backends
+        self.cluster = cluster_mod.Cluster(tmp_path, database, broker,
+                                           coordination, ironic.url)
+        self.cluster.start()
+        self.proxy = haproxy.HAProxy(self.cluster.api_urls).start()
+        self.url = self.proxy.url
+        self.client = client_v1.ClientV1(inspector_url=self.url)
+        self.payloads = batch._create_nodes(ironic, 3)
+        self.uuids = list(self.payloads)
+        self.extra = []
+
+    def close(self):
+        self.proxy.stop()
+        codes = self.cluster.stop()
+        database, broker, coordination = self._backends
+        backends.drop_database(database)
+        backends.delete_vhost(broker)
+        backends.flush_redis_namespace(coordination)
+        assert set(codes.values()) == {0}, codes
+        for uuid in self.uuids + self.extra:
+            self.ironic.delete_node(uuid)
+
+
+@pytest.fixture(scope='module', params=['all-in-one', 'haproxy-split'])
+def introspected(request, tmp_path_factory, ironic, obtain_backend):
+    if request.param == 'all-in-one':
+        nodes = Introspected(tmp_path_factory.mktemp('aio'), ironic)
+    else:
+        nodes = SplitIntrospected(tmp_path_factory.mktemp('split'), ironic,
+                                  obtain_backend)
     try:
         nodes.finished = nodes.introspect()
         yield nodes
