@@ -43,15 +43,48 @@ class Membership(threading.Thread):
         period = self._svc.conf.coordination.watch_period
         try:
             while not self._svc.stop.wait(period):
-                self._coord.call(self._coord.raw.run_watchers)
+                self._watch_once()
         except (retry.BackendUnavailable, retry.Interrupted) as exc:
             self._svc.fail(exc)
+        except Exception as exc:
+            LOG.exception('Membership watch failed')
+            self._svc.fail(exc)
+
+    def _watch_once(self):
+        try:
+            self._coord.call(self._probe)
+            self._coord.call(self._coord.raw.run_watchers)
+        except retry.BackendUnavailable as exc:
+            # NOTE: a worker must stop (the design's partition rule); an
+            # API process needs no coordination to serve, so it carries on.
+            if 'worker' in self.capabilities['roles']:
+                raise
+            LOG.warning('Coordination unreachable: %s', exc)
+
+    def _probe(self):
+        """Prove the backend answers within the lease.
+
+        Some drivers (kazoo for ZooKeeper) block rather than fail while
+        disconnected; a bounded round trip turns that into an error that
+        the retry policy counts, so the process stops once the budget is
+        spent instead of acting on a coordination it cannot see.
+        """
+        timeout = self._svc.conf.coordination.lease_timeout
+        try:
+            self._coord.raw.get_members(GROUP).get(timeout=timeout)
+        except coordination.ToozConnectionError:
+            raise
+        except Exception as exc:
+            raise coordination.ToozConnectionError(
+                'coordination backend not answering: %r' % exc) from exc
 
     def leave(self):
+        timeout = self._svc.conf.coordination.lease_timeout
         try:
-            self._coord.raw.leave_group(GROUP).get()
-        except coordination.ToozError as exc:
-            LOG.warning('Could not leave the group: %s', exc)
+            self._coord.raw.leave_group(GROUP).get(timeout=timeout)
+        except Exception as exc:
+            LOG.warning('Could not leave the group (the backend will '
+                        'expire the membership): %r', exc)
 
 
 def _join(raw, group, capabilities):

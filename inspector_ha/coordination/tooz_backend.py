@@ -6,6 +6,7 @@ the store, not by the lock.
 """
 
 import logging
+import threading
 from urllib import parse
 
 from tooz import coordination
@@ -40,7 +41,15 @@ class Coordinator:
         """Call ``func`` under the coordination retry policy."""
         return self._policy.call(func, *args, **kwargs)
 
-    def stop(self):
+    def stop(self, timeout=10.0):
+        """Stop, but never hang on a backend that is gone."""
+        thread = threading.Thread(target=self._stop, daemon=True)
+        thread.start()
+        thread.join(timeout)
+        if thread.is_alive():
+            LOG.warning('Coordinator did not stop within %s s', timeout)
+
+    def _stop(self):
         try:
             self._coord.stop()
         except coordination.ToozError as exc:

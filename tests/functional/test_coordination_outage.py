@@ -24,7 +24,8 @@ def test_workers_stop_when_zookeeper_is_gone_and_finish_the_work_after(
 def _outage_and_recovery(tmp_path, ironic, rabbit_url, pg_url, zookeeper):
     the_cluster = cluster_mod.Cluster(
         tmp_path, pg_url, rabbit_url, zookeeper.url, ironic.url, apis=1,
-        workers=2, conf={'coordination': RETRIES}).start()
+        workers=2, conf={'coordination': RETRIES,
+                         'worker': {'shutdown_timeout': 5}}).start()
     nodes = batch._create_nodes(ironic, 6)
     try:
         zookeeper.stop()
