@@ -62,14 +62,7 @@ class Tasks:
 
     def process(self, node, request):
         svc = self._svc
-        data = requests.payload(request)
-        ironic_node = svc.ironic.get_node(node.uuid)
-        context = base.NodeContext(svc.ironic, ironic_node,
-                                   svc.ironic.port_macs(node.uuid))
-        svc.pipeline.before_update(data, context)
-        rules.apply(svc.store, svc.ironic, context, data)
-        context.commit()
-        svc.store.transaction(svc.data_store.save, node.uuid, data, True)
+        ironic_node = self._update(node, requests.payload(request))
         if node.manage_boot is not False and svc.conf.processing.power_off:
             _power_off(svc.ironic, ironic_node)
         return st.FINISH, None
@@ -97,8 +90,7 @@ class Tasks:
         return st.FINISH, None
 
     def _update(self, node, data):
-        # NOTE: the steps of process() short of powering off; process()
-        # is being changed concurrently and can be moved onto this later.
+        """Hooks, rules, one PATCH to Ironic, processed data stored."""
         svc = self._svc
         ironic_node = svc.ironic.get_node(node.uuid)
         context = base.NodeContext(svc.ironic, ironic_node,
@@ -107,6 +99,7 @@ class Tasks:
         rules.apply(svc.store, svc.ironic, context, data)
         context.commit()
         svc.store.transaction(svc.data_store.save, node.uuid, data, True)
+        return ironic_node
 
 
 def _power_off(ironic, ironic_node):
