@@ -1,0 +1,244 @@
+"""The two deployments measured (a split cluster, the embedded default)
+and one measured batch on either."""
+
+import contextlib
+import signal
+import subprocess
+import sys
+import time
+
+import ironic_log
+import ledger
+import load
+import measure
+import testpath  # noqa: F401  (tests/functional on sys.path)
+import backends
+import cluster as cluster_mod
+import test_all_in_one
+import test_cluster_introspection as batch
+
+#: The split cluster runs the project's defaults for re-driving (the
+#: functional tests' cluster shortens them to 5 s / 20 s).
+CLUSTER_CONF = {'worker': {'redrive_period': 15, 'redrive_after': 60}}
+
+
+def log(message):
+    print('[%s] %s' % (time.strftime('%H:%M:%S'), message),
+          file=sys.stderr, flush=True)
+
+
+def create_nodes(ironic, count):
+    """``{uuid: ramdisk payload}`` of ``count`` new Ironic nodes."""
+    began = time.monotonic()
+    nodes = batch._create_nodes(ironic, count)
+    log('created %d nodes in Ironic in %.0f s (not measured)' % (
+        count, time.monotonic() - began))
+    return nodes
+
+
+@contextlib.contextmanager
+def split_cluster(ironic, workdir, apis=2, workers=3, conf=None):
+    """A Cluster on a fresh PostgreSQL database, RabbitMQ vhost and Redis
+    namespace, all removed afterwards."""
+    with contextlib.ExitStack() as stack:
+        database = backends.postgres_url()
+        stack.callback(backends.drop_database, database)
+        transport = backends.rabbit_url()
+        stack.callback(backends.delete_vhost, transport)
+        coordination = backends.redis_url()
+        stack.callback(backends.flush_redis_namespace, coordination)
+        the_cluster = cluster_mod.Cluster(
+            workdir, database, transport, coordination, ironic.url,
+            apis=apis, workers=workers, conf=conf or CLUSTER_CONF)
+        stack.callback(the_cluster.stop)
+        try:
+            the_cluster.start()
+        except Exception:
+            log('the cluster did not start:\n' + the_cluster.logs())
+            raise
+        yield the_cluster
+
+
+@contextlib.contextmanager
+def embedded(ironic, workdir):
+    """The all-in-one ``inspector-ha`` with no configuration file."""
+    proc, url = test_all_in_one._start(workdir, ironic.url)
+    try:
+        yield proc, url
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _ironic_groups(ironic):
+    """One group per Ironic process (its master, its API worker): which
+    of them works shows where Ironic's ceiling is."""
+    return [measure.CpuGroup(measure.title(pid), lambda pid=pid: [pid])
+            for pid in measure.tree(ironic.proc.pid)]
+
+
+def _service_groups():
+    """The shared database, broker and coordination servers."""
+    return [
+        measure.CpuGroup('postgresql', lambda: measure.pgrep('-u',
+                                                             'postgres')),
+        measure.CpuGroup('rabbitmq', lambda: measure.pgrep('-u',
+                                                           'rabbitmq')),
+        measure.CpuGroup('redis', lambda: measure.pgrep('-x',
+                                                        'redis-server'))]
+
+
+def _cpu_groups(deployment, ironic):
+    def trees(pids):
+        return lambda: [p for pid in pids for p in measure.tree(pid)]
+    groups = [measure.CpuGroup(role, trees(pids))
+              for role, pids in deployment['roles'].items()]
+    groups += _ironic_groups(ironic)
+    return groups + (_service_groups() if deployment.get('services')
+                     else [])
+
+
+def _with_totals(cpu):
+    """Add the totals of inspector-ha's and of Ironic's processes."""
+    own = [k for k in cpu if k.startswith('inspector-ha')]
+    ironic = [k for k in cpu if k.startswith('ironic')]
+    return dict(cpu, **{
+        measure.OWN_TOTAL: round(sum(cpu[r] for r in own), 3),
+        measure.IRONIC_TOTAL: round(sum(cpu[r] for r in ironic), 3)})
+
+
+def _per_node_ms(cpu, count):
+    return {k: round(v / count * 1000, 1) for k, v in cpu.items()
+            if not k.startswith('_')}
+
+
+def _net_of_idle(cpu, idle):
+    """CPU of the batch minus what the same processes burn idle over
+    the same wall time."""
+    scale = cpu['_wall_seconds'] / idle['_wall_seconds']
+    return {k: round(v - idle[k] * scale, 3) for k, v in cpu.items()
+            if not k.startswith('_')}
+
+
+def measure_idle(groups, settle, seconds):
+    """CPU the deployment and the services use with nothing to do,
+    after ``settle`` seconds for the work of starting up (the first run of
+    the periodic tasks: ``ironic_sync`` lists every Ironic node)."""
+    time.sleep(settle)
+    meter = measure.CpuMeter(groups).start()
+    time.sleep(seconds)
+    return meter.stop()
+
+
+def _memory(named_pids, ironic):
+    memory = {name: measure.memory_mb(pid) for name, pid in named_pids}
+    for pid in measure.tree(ironic.proc.pid):
+        memory['ironic pid %d' % pid] = measure.memory_mb(pid)
+    return memory
+
+
+def run(deployment, ironic, nodes, args):
+    """Start every node of ``nodes`` and play its ramdisk; measure.
+
+    :param deployment: ``api_urls``, ``roles`` ({role: [pid]}) and
+        ``named_pids`` ([(name, pid)]) of the inspector-ha processes;
+        ``services``: whether it uses PostgreSQL, RabbitMQ and Redis.
+    """
+    uuids, count = list(nodes), len(nodes)
+    groups = _cpu_groups(deployment, ironic)
+    idle = _with_totals(measure_idle(groups, args.settle, args.idle))
+    meter = measure.CpuMeter(groups)
+    window = ironic_log.Window(ironic.log_path)
+    disks = load.TimedRamdisks(ironic.url, deployment['api_urls'], nodes,
+                               args.concurrency, args.poll_interval)
+    disks.start()
+    window.start()
+    meter.start()
+    began_wall, began = time.time(), time.monotonic()
+    start, accepted = load.start_all(deployment['api_urls'], uuids,
+                                     args.concurrency)
+    starts_done = time.monotonic() - began
+    log('all %d starts answered after %.1f s' % (count, starts_done))
+    waited = load.wait_all(deployment['api_urls'][0], accepted,
+                           args.timeout)
+    detected = time.monotonic() - began
+    cpu = _with_totals(meter.stop())
+    window.stop()
+    memory = _memory(deployment['named_pids'], ironic)
+    disks.stop()
+    outcome = load.outcome_of(waited['states'], accepted)
+    elapsed = (waited['finished_at'][-1] - began_wall
+               if waited['finished_at'] else detected)
+    log('batch done in %.1f s: %s' % (elapsed, outcome))
+    return {
+        'nodes': count, 'concurrency': args.concurrency,
+        'elapsed_s': round(elapsed, 2),
+        'nodes_per_s': round(outcome['finished_ok'] / elapsed, 2),
+        'starts_answered_after_s': round(starts_done, 2),
+        'not_started': count - len(accepted),
+        'ramdisks_never_posted': disks.unposted,
+        'ramdisks_seen_only_by_full_scan': disks.caught_by_full_scan,
+        'outcome': outcome,
+        'start': start.report(), 'continue': disks.outcomes.report(),
+        'ironic': ironic_log.analyse(window.calls(), count),
+        'cpu_s': cpu, 'idle_cpu_s': idle,
+        'cpu_ms_per_node': _per_node_ms(cpu, count),
+        'cpu_ms_per_node_net_of_idle': _per_node_ms(
+            _net_of_idle(cpu, idle), count),
+        'memory': memory,
+        'progress_fraction_done_at_s': load.progress(
+            waited['finished_at'], began_wall),
+    }
+
+
+def _finish(result, api_urls, burst_nodes, database, uuids, args):
+    if burst_nodes:
+        log('continue burst: %d ramdisks posting at once' %
+            len(burst_nodes))
+        result['burst'] = load.continue_burst(
+            api_urls, burst_nodes, args.concurrency, args.timeout)
+    result['ledger'] = ledger.analyse(database, uuids)
+    return result
+
+
+def run_split(ironic, workdir, args):
+    nodes = create_nodes(ironic, args.nodes)
+    burst_nodes = create_nodes(ironic, args.concurrency)
+    with split_cluster(ironic, workdir) as the_cluster:
+        procs = the_cluster.apis + the_cluster.workers
+        deployment = {
+            'api_urls': the_cluster.api_urls,
+            'roles': {'inspector-ha APIs': [p.pid for p in
+                                            the_cluster.apis],
+                      'inspector-ha workers': [p.pid for p in
+                                               the_cluster.workers]},
+            'named_pids': [(p.name, p.pid) for p in procs],
+            'services': True}
+        log('split cluster up: %s' % ', '.join(p.name for p in procs))
+        result = run(deployment, ironic, nodes, args)
+        _finish(result, the_cluster.api_urls, burst_nodes,
+                the_cluster.database, list(nodes), args)
+    result['deployment'] = ('2 API processes, 3 workers (4 threads '
+                            'each), PostgreSQL, RabbitMQ, Redis')
+    return result
+
+
+def run_embedded(ironic, workdir, args):
+    nodes = create_nodes(ironic, args.nodes)
+    burst_nodes = create_nodes(ironic, args.concurrency)
+    with embedded(ironic, workdir) as (proc, url):
+        deployment = {'api_urls': [url],
+                      'roles': {'inspector-ha (all-in-one)': [proc.pid]},
+                      'named_pids': [('all-in-one', proc.pid)]}
+        log('embedded default up at %s' % url)
+        result = run(deployment, ironic, nodes, args)
+        database = 'sqlite:///%s' % (workdir / 'state' /
+                                     'inspector-ha.sqlite')
+        _finish(result, [url], burst_nodes, database, list(nodes), args)
+    result['deployment'] = ('all-in-one, no configuration: SQLite, '
+                            'tooz file://, in-process messaging')
+    return result

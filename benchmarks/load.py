@@ -1,0 +1,223 @@
+"""The load: timed start requests, timed simulated ramdisks, and waiting
+for the batch through the API's own list call."""
+
+import datetime
+import math
+import threading
+import time
+from concurrent import futures
+
+import requests
+
+import ironic_log
+import measure
+import testpath  # noqa: F401  (tests/functional on sys.path)
+import ramdisk
+
+PAGE = 1000
+UNFINISHED = ('starting', 'waiting', 'processing', 'reapplying',
+              'enrolling', 'aborting')
+
+
+class TimedRamdisks(ramdisk.Ramdisks):
+    """:class:`ramdisk.Ramdisks` that times every POST /v1/continue and
+    counts its outcomes.
+
+    Listing every node of a 1,000-node Ironic every 0.2 s, as the test
+    helper does, would cost that Ironic (the bottleneck being measured)
+    a large share of its CPU. So each poll asks only for the
+    ``RECENT_PAGE`` nodes Ironic updated last (Ironic sorts by
+    ``updated_at``, which a power change bumps), with a full listing every
+    ``FULL_SCAN_EVERY`` seconds as a safety net; ``caught_by_full_scan``
+    counts the nodes only the safety net saw. A failed poll is retried at
+    the next interval.
+    """
+
+    FULL_SCAN_EVERY = 30.0
+    RECENT_PAGE = 50
+
+    def __init__(self, ironic_url, api_urls, nodes, concurrency,
+                 poll_interval=1.0):
+        super().__init__(ironic_url, api_urls, nodes,
+                         concurrency=concurrency)
+        self._interval = poll_interval
+        self.outcomes = measure.Outcomes()
+        self.caught_by_full_scan = 0
+
+    def _watch(self):
+        session = requests.Session()
+        last_full = time.monotonic()
+        while self._pending and not self._stop.wait(self._interval):
+            full = time.monotonic() - last_full > self.FULL_SCAN_EVERY
+            try:
+                powered_on = self._powered_on(session, full)
+            except (requests.RequestException, ValueError, KeyError):
+                continue
+            if full:
+                last_full = time.monotonic()
+            for uuid in powered_on:
+                payload = self._pending.pop(uuid, None)
+                if payload is not None:
+                    self.caught_by_full_scan += full
+                    self._pool.submit(self._post, uuid, payload)
+
+    def _powered_on(self, session, full=False):
+        """Powered-on nodes among the recently updated ones (or all)."""
+        found, marker = [], None
+        limit = PAGE if full else self.RECENT_PAGE
+        while True:
+            params = {'fields': ironic_log.SIMULATOR_FIELDS,
+                      'limit': limit, 'sort_key': 'updated_at',
+                      'sort_dir': 'desc'}
+            if marker:
+                params['marker'] = marker
+            page = session.get(
+                self._ironic + '/v1/nodes', params=params, timeout=30,
+                headers={'X-OpenStack-Ironic-API-Version': 'latest'},
+            ).json()['nodes']
+            found += [n['uuid'] for n in page
+                      if n['power_state'] == 'power on']
+            if not full or len(page) < limit:
+                return found
+            marker = page[-1]['uuid']
+
+    def _post_once(self, payload):
+        return self.outcomes.post(next(self._apis) + '/v1/continue',
+                                  json=payload, timeout=30)
+
+    @property
+    def unposted(self):
+        """Nodes whose ramdisk never saw them powered on."""
+        return len(self._pending)
+
+
+def start_all(api_urls, uuids, concurrency):
+    """POST a start for every node, ``concurrency`` at a time, round
+    robin over the APIs. Returns (outcomes, accepted UUIDs)."""
+    outcomes = measure.Outcomes()
+
+    def one(item):
+        index, uuid = item
+        url = '%s/v1/introspection/%s' % (api_urls[index % len(api_urls)],
+                                          uuid)
+        return uuid, outcomes.post(url, timeout=120)
+
+    with futures.ThreadPoolExecutor(concurrency) as pool:
+        results = list(pool.map(one, enumerate(uuids)))
+    return outcomes, [uuid for uuid, code in results if code == 202]
+
+
+def statuses(api_url, wanted, states=None):
+    """``{uuid: status}`` of the ``wanted`` nodes, from the list call,
+    optionally only those in one of ``states``."""
+    found, marker = {}, None
+    while True:
+        params = {'limit': PAGE}
+        if states:
+            params['state'] = ','.join(states)
+        if marker:
+            params['marker'] = marker
+        page = requests.get(api_url + '/v1/introspection', params=params,
+                            timeout=60).json()['introspection']
+        found.update((s['uuid'], s) for s in page if s['uuid'] in wanted)
+        if len(page) < PAGE:
+            return found
+        marker = page[-1]['uuid']
+
+
+def _utc_seconds(iso):
+    value = datetime.datetime.fromisoformat(iso)
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value.timestamp()
+
+
+def _any_in(api_url, states):
+    """Whether any node is in one of ``states`` (asks for one row)."""
+    page = requests.get(api_url + '/v1/introspection', params={
+        'limit': 1, 'state': ','.join(states)}, timeout=60).json()
+    return bool(page['introspection'])
+
+
+def wait_all(api_url, uuids, timeout, states=UNFINISHED, interval=1.0,
+             exact=False):
+    """Poll until no node is in one of ``states`` (by default: until all
+    finished or errored), or ``timeout`` seconds; then read the status
+    of each of ``uuids``.
+
+    Each poll asks for one row of any node, to keep the polling
+    negligible for the API being measured (``exact``: lists the nodes in
+    ``states`` and looks for ``uuids`` among them). The batch's end is
+    taken from the nodes' ``finished_at``, not from when a poll noticed.
+
+    Returns ``states`` (the status of each node) and ``finished_at``
+    (sorted epoch seconds of the nodes' ``finished_at``).
+    """
+    began, wanted = time.monotonic(), set(uuids)
+    while time.monotonic() - began < timeout:
+        try:
+            if not (statuses(api_url, wanted, states) if exact
+                    else _any_in(api_url, states)):
+                break
+        except (requests.RequestException, ValueError, KeyError):
+            pass
+        time.sleep(interval)
+    final = statuses(api_url, wanted)
+    return {'states': final, 'finished_at': sorted(
+        _utc_seconds(s['finished_at']) for s in final.values()
+        if s.get('finished_at'))}
+
+
+def progress(finished_at, began, steps=10):
+    """Seconds after ``began`` at which each tenth of the finished nodes
+    had finished: ``[[fraction, seconds], ...]``."""
+    count = len(finished_at)
+    return [[round(i / steps, 2), round(finished_at[
+        max(0, math.ceil(count * i / steps) - 1)] - began, 1)]
+        for i in range(1, steps + 1)] if count else []
+
+
+def outcome_of(states, uuids):
+    """Counts of finished, error and stuck nodes, and sample errors."""
+    finished = [u for u in uuids if states.get(u, {}).get('finished')]
+    errors = {u: states[u]['error'] for u in finished
+              if states[u].get('error')}
+    stuck = {}
+    for uuid in uuids:
+        if uuid not in finished:
+            state = states.get(uuid, {}).get('state', 'unknown')
+            stuck[state] = stuck.get(state, 0) + 1
+    return {'finished_ok': len(finished) - len(errors),
+            'error': len(errors), 'stuck': sum(stuck.values()),
+            'stuck_by_state': stuck,
+            'error_samples': sorted(set(errors.values()))[:5]}
+
+
+def continue_burst(api_urls, nodes, concurrency, timeout):
+    """Start ``nodes`` (``{uuid: payload}``), wait until all are
+    ``waiting``, then post all their ramdisk data at the same instant."""
+    uuids = list(nodes)
+    start, accepted = start_all(api_urls, uuids, concurrency)
+    waited = wait_all(api_urls[0], accepted, timeout,
+                      states=('starting',), interval=0.5, exact=True)
+    ready = [u for u in accepted
+             if waited['states'].get(u, {}).get('state') == 'waiting']
+    outcomes = measure.Outcomes()
+    barrier = threading.Barrier(len(ready)) if ready else None
+
+    def post(index, uuid):
+        barrier.wait()
+        outcomes.post(api_urls[index % len(api_urls)] + '/v1/continue',
+                      json=nodes[uuid], timeout=60)
+
+    threads = [threading.Thread(target=post, args=(i, u))
+               for i, u in enumerate(ready)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    done = wait_all(api_urls[0], accepted, timeout, exact=True)
+    return {'nodes': len(uuids), 'posted_at_once': len(ready),
+            'start': start.report(), 'continue': outcomes.report(),
+            'outcome': outcome_of(done['states'], uuids)}
+

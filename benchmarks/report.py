@@ -1,0 +1,228 @@
+"""Issue 6's targets next to the measured values, the ratios, where the
+time goes; as text (printed and written as Markdown) and JSON."""
+
+import json
+
+import measure
+
+#: ironic-inspector 12.5 on the same Ironic, measured for issue 6.
+UPSTREAM_NODES_PER_S = 3.5
+
+
+def _get(result, *path):
+    for key in path:
+        if result is None:
+            return None
+        result = result.get(key)
+    return result
+
+
+def _refused(result):
+    return sum(_get(result, *p) or 0 for p in (
+        ('start', 'refused'), ('continue', 'refused'),
+        ('burst', 'start', 'refused'), ('burst', 'continue', 'refused')))
+
+
+def _stuck(result):
+    return ((_get(result, 'outcome', 'stuck') or 0) +
+            (_get(result, 'burst', 'outcome', 'stuck') or 0) +
+            (result.get('not_started') or 0))
+
+
+def _own_rss(result):
+    values = [m['peak_rss_mb'] for name, m in result['memory'].items()
+              if not name.startswith('ironic') and m['peak_rss_mb']]
+    return max(values, default=None)
+
+
+def _batch_targets(result):
+    """(target, comparison, limit, value) rows of one batch."""
+    return [
+        ('Ironic calls per node', '<=', 7,
+         _get(result, 'ironic', 'calls_per_node')),
+        ('own CPU per node, ms (Ironic excluded)', '<=', 10,
+         _get(result, 'cpu_ms_per_node', measure.OWN_TOTAL)),
+        ('own CPU per node, ms, net of idle CPU', '<=', 10,
+         _get(result, 'cpu_ms_per_node_net_of_idle', measure.OWN_TOTAL)),
+        ('throughput, nodes/s (1.5 x 12.5\'s %.1f)' % UPSTREAM_NODES_PER_S,
+         '>=', 1.5 * UPSTREAM_NODES_PER_S, result.get('nodes_per_s')),
+        ('start p99, ms, %d concurrent' % result['concurrency'], '<=',
+         500, _get(result, 'start', 'p99_ms')),
+        ('continue p99, ms, as nodes power on', '<=', 500,
+         _get(result, 'continue', 'p99_ms')),
+        ('continue p99, ms, %s posting at once' % _get(
+            result, 'burst', 'posted_at_once'), '<=', 500,
+         _get(result, 'burst', 'continue', 'p99_ms')),
+        ('stuck (never finished or error)', '==', 0, _stuck(result)),
+        ('refused connections', '==', 0, _refused(result)),
+        ('peak RSS per process, MB', '<=', 150, _own_rss(result)),
+    ]
+
+
+def _met(comparison, limit, value):
+    if value is None:
+        return 'n/a'
+    ok = {'<=': value <= limit, '>=': value >= limit,
+          '==': value == limit}[comparison]
+    return 'yes' if ok else 'NO'
+
+
+def targets(results):
+    """Rows: target, split value, embedded value, met (split)."""
+    split = _batch_targets(results['split'])
+    embedded = _batch_targets(results['embedded']) \
+        if results.get('embedded') else [(None,) * 4] * len(split)
+    rows = [(name, '%s %s' % (cmp_, limit), value, other[3],
+             _met(cmp_, limit, value))
+            for (name, cmp_, limit, value), other in zip(split, embedded)]
+    fo = results.get('failover') or {}
+    for name, key, limit in (
+            ('worker SIGKILL -> its requests redelivered and done, s',
+             'worker_kill_to_redelivered_done_s', 5),
+            ('leader SIGKILL -> new leader, s',
+             'leader_kill_to_new_leader_s', 3)):
+        value = _get(fo, key, 'max')
+        rows.append((name + ' (worst trial)', '<= %s' % limit, value,
+                     None, _met('<=', limit, value)))
+    return rows
+
+
+def ratios(results):
+    split, emb = results['split'], results.get('embedded')
+    if not emb:
+        return {}
+    pairs = {'nodes/s': ('nodes_per_s',),
+             'start p99': ('start', 'p99_ms'),
+             'continue p99 (as nodes power on)': ('continue', 'p99_ms'),
+             'continue p99 (burst)': ('burst', 'continue', 'p99_ms')}
+    out = {}
+    for name, path in pairs.items():
+        a, b = _get(split, *path), _get(emb, *path)
+        out[name] = round(a / b, 2) if a and b else None
+    return out
+
+
+def _table(header, rows):
+    lines = ['| ' + ' | '.join(header) + ' |',
+             '|' + '---|' * len(header)]
+    lines += ['| ' + ' | '.join('' if c is None else str(c) for c in row)
+              + ' |' for row in rows]
+    return lines
+
+
+def _cpu_rows(result):
+    cpu, idle = result['cpu_s'], result['idle_cpu_s']
+    wall, idle_wall = cpu['_wall_seconds'], idle['_wall_seconds']
+    per_node = result['cpu_ms_per_node']
+    totals = (measure.MACHINE, measure.OWN_TOTAL, measure.IRONIC_TOTAL)
+    groups = sorted((k for k in cpu if not k.startswith('_') and k not in
+                     totals), key=lambda k: -cpu[k])
+    other = cpu[measure.MACHINE] - sum(cpu[k] for k in groups)
+    rows = [(k, cpu[k], per_node[k], '%.0f%%' % (100.0 * cpu[k] / wall),
+             '%.0f%%' % (100.0 * idle[k] / idle_wall)) for k in groups]
+    for total in (measure.OWN_TOTAL, measure.IRONIC_TOTAL):
+        rows.append(('= ' + total, cpu[total], per_node[total],
+                     '%.0f%%' % (100.0 * cpu[total] / wall),
+                     '%.0f%%' % (100.0 * idle[total] / idle_wall)))
+    rows.append(('other processes on the machine', round(other, 2),
+                 round(other / result['nodes'] * 1000, 1),
+                 '%.0f%%' % (100.0 * other / wall), ''))
+    rows.append(('machine total', cpu[measure.MACHINE],
+                 per_node[measure.MACHINE],
+                 '%.0f%%' % (100.0 * cpu[measure.MACHINE] / wall),
+                 '%.0f%%' % (100.0 * idle[measure.MACHINE] / idle_wall)))
+    return rows
+
+
+def _where_time_goes(name, result):
+    wall = result['cpu_s']['_wall_seconds']
+    lines = ['', '### Where the time goes: %s' % name, '',
+             'CPU over the batch (%.0f s wall; 2 cores = 200%%). The idle '
+             'column is the same processes over %.0f s before the batch '
+             '(a periodic task that falls in or out of that window moves '
+             'it; the "net of idle" figures inherit that). '
+             'PostgreSQL, RabbitMQ and Redis are shared with anything else '
+             'using them.' % (wall, result['idle_cpu_s']['_wall_seconds']),
+             '']
+    lines += _table(['process group', 'CPU s', 'ms/node',
+                     '% of one core', 'idle % of one core'],
+                    _cpu_rows(result))
+    ironic_ms = result['cpu_ms_per_node'][measure.IRONIC_TOTAL]
+    busiest = max((k for k in result['cpu_s'] if k.startswith('ironic:')),
+                  key=lambda k: result['cpu_s'][k], default=None)
+    if ironic_ms and busiest:
+        lines += ['', 'Ironic used %.0f ms of CPU per node; its busiest '
+                  'process, `%s`, ran at %.0f%% of one core. One Python '
+                  'process uses at most one core, so at this cost Ironic '
+                  'serves at most about %.1f nodes/s.' % (
+                      ironic_ms, busiest,
+                      100.0 * result['cpu_s'][busiest] / wall,
+                      1000.0 / ironic_ms)]
+    ironic = result['ironic']
+    lines += ['', 'Ironic: %s calls/node; sum of its request durations '
+              '%.1f s (requests overlap); the ramdisk simulator\'s power '
+              'polls, not counted: %d calls, %.1f s.'
+              % (ironic['calls_per_node'], ironic['handling_s'],
+                 ironic['simulator_polls'],
+                 ironic['simulator_polls_handling_s']), '']
+    lines += _table(['Ironic call', 'per node', 'total s', 'mean ms'],
+                    [(c['call'], c['per_node'], c['total_s'], c['mean_ms'])
+                     for c in ironic['by_call'][:10]])
+    stages = result.get('ledger', {}).get('stages', {})
+    lines += ['', 'Inside inspector-ha (from its SQL ledger):', '']
+    lines += _table(['stage', 'p50 ms', 'p99 ms', 'mean ms'],
+                    [(k, v['p50_ms'], v['p99_ms'], v['mean_ms'])
+                     for k, v in stages.items()])
+    return lines
+
+
+def _batch_line(name, r):
+    return ('%s: %d nodes, %d concurrent: %.1f s, %.2f nodes/s; start '
+            'p50/p99 %s/%s ms; continue p50/p99 %s/%s ms (burst %s/%s ms);'
+            ' outcome %s; Ironic %.2f calls/node; own CPU %s ms/node' % (
+                name, r['nodes'], r['concurrency'], r['elapsed_s'],
+                r['nodes_per_s'], r['start']['p50_ms'], r['start']['p99_ms'],
+                r['continue']['p50_ms'], r['continue']['p99_ms'],
+                _get(r, 'burst', 'continue', 'p50_ms'),
+                _get(r, 'burst', 'continue', 'p99_ms'),
+                {k: v for k, v in r['outcome'].items()
+                 if k != 'error_samples'},
+                r['ironic']['calls_per_node'],
+                r['cpu_ms_per_node'][measure.OWN_TOTAL]))
+
+
+def text(results):
+    meta = results['meta']
+    lines = ['# inspector-ha benchmark, %s' % meta['date'], '',
+             'Command: `%s`' % meta['command'], '',
+             'Machine: %s cores, load average at start %s; code %s; '
+             'Ironic %s (one process, SQLite, fake-hardware).' % (
+                 meta['cores'], meta['loadavg'], meta['commit'],
+                 meta['ironic_version']), '']
+    for name in ('split', 'embedded'):
+        if results.get(name):
+            lines.append('- ' + _batch_line(name, results[name]))
+    lines += ['', '## Issue 6 targets', '']
+    lines += _table(['target', 'limit', 'split cluster', 'embedded',
+                     'met (split)'], targets(results))
+    lines += ['', 'Ratio split / embedded: %s' % ', '.join(
+        '%s %s' % kv for kv in ratios(results).items()), '']
+    fo = results.get('failover')
+    if fo:
+        lines += ['Worker kill trials: %s' % json.dumps(
+            fo['worker_trials']), '',
+            'Leader kill trials: %s' % json.dumps(fo['leader_trials']), '']
+    for name in ('split', 'embedded'):
+        if results.get(name):
+            lines += _where_time_goes(name, results[name])
+    return '\n'.join(lines) + '\n'
+
+
+def write(results, json_path):
+    results = dict(results, targets=targets(results),
+                   ratio_split_over_embedded=ratios(results))
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(results, indent=1, default=str) + '\n')
+    md_path = json_path.with_suffix('.md')
+    md_path.write_text(text(results))
+    return md_path

@@ -1,0 +1,149 @@
+"""Benchmark of issue 6: a batch of introspections end to end against a
+real Ironic, on a split cluster and on the embedded default, plus
+recovery times after SIGKILL of a worker and of a leader.
+
+    .venv/bin/python benchmarks/run.py [--nodes N] [--concurrency C]
+                                       [--out FILE]
+
+Needs what the functional tests need (PostgreSQL, RabbitMQ and Redis on
+their standard loopback ports, Ironic's venv in .venv-ironic; see
+``tools/install-test-deps.sh``). Creating the nodes in Ironic is not
+measured. Writes ``benchmarks/results/<date>.json`` and ``.md`` (or
+``--out``). Not a test: nothing passes or fails.
+"""
+
+import argparse
+import os
+import pathlib
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+import batches
+import failover
+import report
+import testpath  # noqa: F401  (puts tests/functional on sys.path)
+import backends
+
+RESULTS = pathlib.Path(__file__).resolve().parent / 'results'
+
+
+def parse(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--nodes', type=int, default=1000,
+                        help='introspections in each batch (1000)')
+    parser.add_argument('--concurrency', type=int, default=200,
+                        help='concurrent start posters and ramdisks (200)')
+    parser.add_argument('--out', type=pathlib.Path,
+                        help='JSON results file (default '
+                             'benchmarks/results/<date>.json; the summary '
+                             'goes next to it as .md)')
+    parser.add_argument('--poll-interval', type=float, default=1.0,
+                        help='how often the simulated ramdisks look at '
+                             'Ironic for powered-on nodes (1 s)')
+    parser.add_argument('--timeout', type=float,
+                        help='longest wait for a batch (default 120 s + '
+                             '1 s per node)')
+    parser.add_argument('--settle', type=float, default=30.0,
+                        help='seconds to let a deployment settle after it '
+                             'starts, before its idle CPU is measured (30)')
+    parser.add_argument('--idle', type=float, default=20.0,
+                        help='seconds of idle CPU measured before each '
+                             'batch, subtracted in the "net" figures (20)')
+    parser.add_argument('--trials', type=int, default=3,
+                        help='SIGKILLs of a worker and of a leader (3)')
+    parser.add_argument('--skip', action='append', default=[],
+                        choices=['embedded', 'failover'],
+                        help='leave out a phase (repeatable)')
+    args = parser.parse_args(argv)
+    if args.timeout is None:
+        args.timeout = 120.0 + args.nodes
+    return args
+
+
+def _output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True,
+                              check=False, cwd=testpath.REPO_ROOT,
+                              timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return 'unknown'
+
+
+def _ironic_version():
+    venv = os.environ.get('INSPECTOR_HA_IRONIC_VENV',
+                          testpath.REPO_ROOT / '.venv-ironic')
+    return _output([str(pathlib.Path(venv) / 'bin' / 'python'), '-c',
+                    'import importlib.metadata as m; '
+                    'print(m.version("ironic"))'])
+
+
+def _code_under_test():
+    """Which inspector_ha the spawned processes import, and its commit."""
+    try:
+        where = subprocess.run(
+            [sys.executable, '-c', 'import inspector_ha; '
+             'print(inspector_ha.__file__)'], capture_output=True,
+            text=True, check=False, cwd='/', timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        where = ''
+    package = pathlib.Path(where).parent
+    if package != testpath.REPO_ROOT / 'inspector_ha':
+        return '%s (from PYTHONPATH)' % package
+    commit = _output(['git', 'rev-parse', '--short', 'HEAD'])
+    if _output(['git', 'status', '--porcelain', '--', 'inspector_ha']):
+        commit += ' plus uncommitted changes to inspector_ha/'
+    return commit
+
+
+def meta(args, argv):
+    commit = _code_under_test()
+    return {'date': time.strftime('%Y-%m-%d %H:%M:%S %Z'),
+            'command': '.venv/bin/python benchmarks/run.py ' +
+                       ' '.join(shlex.quote(a) for a in argv),
+            'nodes': args.nodes, 'concurrency': args.concurrency,
+            'poll_interval_s': args.poll_interval,
+            'cores': os.cpu_count(),
+            'loadavg': ' '.join(_output(['cat', '/proc/loadavg'])
+                                .split()[:3]),
+            'commit': commit, 'ironic_version': _ironic_version(),
+            'cluster_conf': batches.CLUSTER_CONF}
+
+
+def _phase(name, func, tmp, *args):
+    batches.log('== %s' % name)
+    with backends.Ironic() as ironic:
+        return func(ironic, pathlib.Path(tempfile.mkdtemp(
+            prefix=name + '-', dir=tmp)), *args)
+
+
+def _failover(ironic, workdir, args):
+    workers = failover.worker_kill(ironic, workdir / 'worker-kill',
+                                   args.trials)
+    leaders = failover.leader_kill(ironic, workdir / 'leader-kill',
+                                   args.trials)
+    return failover.summary(workers, leaders)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse(argv)
+    results = {'meta': meta(args, argv)}
+    with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
+        results['split'] = _phase('split', batches.run_split, tmp, args)
+        if 'embedded' not in args.skip:
+            results['embedded'] = _phase('embedded', batches.run_embedded,
+                                         tmp, args)
+        if 'failover' not in args.skip:
+            results['failover'] = _phase('failover', _failover, tmp, args)
+    out = args.out or RESULTS / (time.strftime('%Y-%m-%d') + '.json')
+    md_path = report.write(results, out)
+    print(md_path.read_text())
+    print('Results: %s and %s' % (out, md_path))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
