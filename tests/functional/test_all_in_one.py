@@ -8,16 +8,17 @@ import subprocess
 
 import backends
 import cluster as cluster_mod
-import ramdisk
 import test_cluster_introspection as batch
 
 NODES = 20
 
 
-def _start(tmp_path, ironic_url):
+def _start(tmp_path, ironic_url, **options):
+    """Start ``inspector-ha`` with no config file; ``options`` are extra
+    environment settings such as ``OS_WORKER__REBOOT_THROTTLE='5'``."""
     env = dict(os.environ, INSPECTOR_HA_STATE=str(tmp_path / 'state'),
                INSPECTOR_HA_IRONIC_URL=ironic_url,
-               OS_DEFAULT__LISTEN_PORT=str(backends.free_port()))
+               OS_DEFAULT__LISTEN_PORT=str(backends.free_port()), **options)
     env.pop('INSPECTOR_HA_CONFIG_FILE', None)
     log = open(tmp_path / 'aio.log', 'w+')
     proc = subprocess.Popen([cluster_mod.BIN / 'inspector-ha'], env=env,
@@ -33,12 +34,7 @@ def test_the_embedded_default_takes_nodes_from_start_to_finished(
     proc, url = _start(tmp_path, ironic.url)
     try:
         nodes = batch._create_nodes(ironic, NODES)
-        disks = ramdisk.Ramdisks(ironic.url, [url], nodes).start()
-        try:
-            batch._start_all([url], list(nodes))
-            states = batch._wait_finished(url, list(nodes), 120)
-        finally:
-            disks.stop()
+        states = batch.introspect(ironic, [url], nodes, 120)
         assert {s['state'] for s in states.values()} == {'finished'}
         batch.assert_ironic_was_updated(ironic, list(nodes)[:5])
         assert (tmp_path / 'state' / 'inspector-ha.sqlite').exists()

@@ -108,17 +108,22 @@ def assert_each_strict_transition_applied_once(database, uuids):
     assert all(g == sorted(set(g)) for g in generations.values())
 
 
-def run_batch(ironic, the_cluster, count, timeout):
-    nodes = _create_nodes(ironic, count)
-    disks = ramdisk.Ramdisks(ironic.url, the_cluster.api_urls, nodes)
-    disks.start()
+def introspect(ironic, api_urls, nodes, timeout, database=None, start=True):
+    """Play the nodes' ramdisks, start them (unless ``start`` is False:
+    already started) and return their statuses once all are finished."""
+    disks = ramdisk.Ramdisks(ironic.url, api_urls, nodes).start()
     try:
-        _start_all(the_cluster.api_urls, list(nodes))
-        states = _wait_finished(the_cluster.api_urls[0], list(nodes),
-                                timeout, the_cluster.database)
+        if start:
+            _start_all(api_urls, list(nodes))
+        return _wait_finished(api_urls[0], list(nodes), timeout, database)
     finally:
         disks.stop()
-    return nodes, states
+
+
+def run_batch(ironic, the_cluster, count, timeout):
+    nodes = _create_nodes(ironic, count)
+    return nodes, introspect(ironic, the_cluster.api_urls, nodes, timeout,
+                             the_cluster.database)
 
 
 def assert_ironic_was_updated(ironic, uuids):

@@ -4,7 +4,6 @@ workers are restarted, every pending introspection finishes."""
 
 import backends
 import cluster as cluster_mod
-import ramdisk
 import test_cluster_introspection as batch
 
 RETRIES = {'retry_count': 2, 'retry_timeout': 0.5}
@@ -37,13 +36,8 @@ def _outage_and_recovery(tmp_path, ironic, rabbit_url, pg_url, zookeeper):
         zookeeper.start()
         for _ in range(2):
             the_cluster.add_worker()
-        disks = ramdisk.Ramdisks(ironic.url, the_cluster.api_urls,
-                                 nodes).start()
-        try:
-            states = batch._wait_finished(the_cluster.api_urls[0],
-                                          list(nodes), 180, pg_url)
-        finally:
-            disks.stop()
+        states = batch.introspect(ironic, the_cluster.api_urls, nodes, 180,
+                                  pg_url, start=False)
     finally:
         the_cluster.stop()
     assert {s['state'] for s in states.values()} == {'finished'}, states

@@ -3,7 +3,6 @@ all-in-one process and a real Ironic: ramdisk data nobody introspects
 creates its Ironic node, which is then processed like any other; data
 that belongs to a node Ironic already has is refused."""
 
-import os
 import uuid as uuidlib
 
 import pytest
@@ -16,11 +15,8 @@ import test_all_in_one as aio
 
 @pytest.fixture(scope='module')
 def service(tmp_path_factory, ironic):
-    os.environ['OS_PROCESSING__NODE_NOT_FOUND_HOOK'] = 'enroll'
-    try:
-        proc, url = aio._start(tmp_path_factory.mktemp('aio'), ironic.url)
-    finally:
-        del os.environ['OS_PROCESSING__NODE_NOT_FOUND_HOOK']
+    proc, url = aio._start(tmp_path_factory.mktemp('aio'), ironic.url,
+                           OS_PROCESSING__NODE_NOT_FOUND_HOOK='enroll')
     yield url
     proc.terminate()
     proc.wait(30)

@@ -3,7 +3,6 @@ publish (its broker is unreachable) are re-driven from SQL and finish."""
 
 import backends
 import cluster as cluster_mod
-import ramdisk
 import test_cluster_introspection as batch
 
 NODES = 5
@@ -21,12 +20,9 @@ def test_requests_an_api_could_not_publish_are_redriven_and_finish(
                                 'queue': {'retry_count': 0}})
     backends.wait_for(lambda: cluster_mod._answers(mute.url), 30)
     nodes = batch._create_nodes(ironic, NODES)
-    disks = ramdisk.Ramdisks(ironic.url, [mute.url], nodes).start()
     try:
-        batch._start_all([mute.url], list(nodes))
-        states = batch._wait_finished(mute.url, list(nodes), 120, pg_url)
+        states = batch.introspect(ironic, [mute.url], nodes, 120, pg_url)
     finally:
-        disks.stop()
         codes = the_cluster.stop()
     assert {s['state'] for s in states.values()} == {'finished'}
     assert set(codes.values()) == {0}, codes

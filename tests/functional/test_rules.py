@@ -13,7 +13,6 @@ from inspector_ha.db import migration
 from inspector_ha.db import rules as rules_db
 from inspector_ha.rules import engine
 from inspector_ha.rules import plugins as plugins_mod
-import ramdisk
 import test_all_in_one as aio
 import test_cluster_introspection as batch
 
@@ -39,12 +38,7 @@ def _create_rule(url, rule):
 
 
 def _introspect(ironic, url, nodes):
-    disks = ramdisk.Ramdisks(ironic.url, [url], nodes).start()
-    try:
-        batch._start_all([url], list(nodes))
-        return batch._wait_finished(url, list(nodes), 120)
-    finally:
-        disks.stop()
+    return batch.introspect(ironic, [url], nodes, 120)
 
 
 def _shrink(payload, cpus=None, memory_mb=None):

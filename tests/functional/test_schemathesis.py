@@ -106,9 +106,9 @@ def _forget(ironic, nodes):
 
 
 def test_generated_requests_to_every_operation_get_no_server_error(
-        tmp_path, ironic, monkeypatch):
-    monkeypatch.setenv('OS_PROCESSING__STORE_DATA', 'database')
-    proc, url = aio._start(tmp_path, ironic.url)
+        tmp_path, ironic):
+    proc, url = aio._start(tmp_path, ironic.url,
+                           OS_PROCESSING__STORE_DATA='database')
     nodes = []
     try:
         nodes, dictionaries = _seed(url, ironic)

@@ -1,7 +1,6 @@
 """Starting introspection: the errors upstream clients expect, checked
 against a real Ironic through the all-in-one process."""
 
-import os
 import uuid as uuidlib
 
 import pytest
@@ -14,11 +13,8 @@ import test_all_in_one as aio
 @pytest.fixture(scope='module')
 def service(tmp_path_factory, ironic):
     # A long reboot throttle keeps a started node in "starting" for a while.
-    os.environ['OS_WORKER__REBOOT_THROTTLE'] = '5'
-    try:
-        proc, url = aio._start(tmp_path_factory.mktemp('aio'), ironic.url)
-    finally:
-        del os.environ['OS_WORKER__REBOOT_THROTTLE']
+    proc, url = aio._start(tmp_path_factory.mktemp('aio'), ironic.url,
+                           OS_WORKER__REBOOT_THROTTLE='5')
     yield url
     proc.terminate()
     proc.wait(30)

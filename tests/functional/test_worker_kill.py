@@ -66,13 +66,8 @@ def test_a_killed_workers_start_requests_are_redelivered_and_finish(
     try:
         batch._start_all(the_cluster.api_urls, list(nodes))
         held = _kill_when_holding(the_cluster, pg_url, 'start')
-        disks = ramdisk.Ramdisks(ironic.url, the_cluster.api_urls,
-                                 nodes).start()
-        try:
-            states = batch._wait_finished(the_cluster.api_urls[0],
-                                          list(nodes), 180, pg_url)
-        finally:
-            disks.stop()
+        states = batch.introspect(ironic, the_cluster.api_urls, nodes, 180,
+                                  pg_url, start=False)
     finally:
         _stop(the_cluster)
     assert {s['state'] for s in states.values()} == {'finished'}, states
