@@ -20,7 +20,11 @@ class RetryLater(Exception):
     """A condition that clears by itself; the ramdisk should retry."""
 
 
-def start(session, uuid, manage_boot, bmc_addresses, actor, data_store):
+def start(session, uuid, manage_boot, bmc_addresses, actor, data_store,
+          snapshot=None):
+    """A new attempt and its start request, which carries ``snapshot``
+    (the Ironic node as the API read it) so that processing needs not
+    read the node from Ironic again."""
     request_id = str(uuidlib.uuid4())
     node = nodes.get(session, uuid)
     if node is None:
@@ -30,7 +34,8 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store):
                                 request_id)
     nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
     data_store.delete(session, uuid)
-    requests.add(session, uuid, st.START, attempt, request_id=request_id)
+    requests.add(session, uuid, st.START, attempt, request_id=request_id,
+                 payload={'node': snapshot} if snapshot else None)
     return request_id
 
 

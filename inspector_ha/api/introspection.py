@@ -20,7 +20,6 @@ from oslo_utils import uuidutils
 from inspector_ha.api import errors
 from inspector_ha.api import intake
 from inspector_ha.api import v1
-from inspector_ha.db import data_store
 from inspector_ha.db import listing
 from inspector_ha.fsm import states as st
 
@@ -42,12 +41,6 @@ class Introspection(v1.V1):
         for path, view, methods in rules:
             app.add_url_rule(path, view.__name__ + path, view,
                              methods=methods, strict_slashes=False)
-
-    def _tx(self, func, *args):
-        try:
-            return super()._tx(func, *args)
-        except (listing.MarkerNotFound, data_store.NotStored) as exc:
-            raise errors.ApiError(str(exc), 404) from None
 
     def statuses(self):
         args = flask.request.args

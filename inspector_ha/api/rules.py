@@ -55,12 +55,7 @@ class Rules:
         return _no_content()
 
     def _tx(self, func, *args):
-        try:
-            return self._svc.store.transaction(func, *args)
-        except rules_db.NotFound as exc:
-            raise errors.ApiError(str(exc), 404) from None
-        except rules_db.Duplicate as exc:
-            raise errors.ApiError(str(exc), 409) from None
+        return self._svc.store.transaction(func, *args)
 
 
 def _links(uuid):

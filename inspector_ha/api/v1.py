@@ -15,7 +15,6 @@ from inspector_ha.api import intake
 from inspector_ha.api import versions
 from inspector_ha.common import timeutils
 from inspector_ha.db import lookup
-from inspector_ha.db import nodes
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
@@ -41,14 +40,9 @@ class V1:
                              methods=methods, strict_slashes=False)
 
     def _tx(self, func, *args):
-        try:
-            return self._svc.store.transaction(func, *args)
-        except intake.NotInCache as exc:
-            raise errors.ApiError(str(exc), 404) from None
-        except nodes.InvalidState as exc:
-            raise errors.ApiError(str(exc), 400) from None
-        except intake.RetryLater as exc:
-            raise errors.ApiError(str(exc), 409) from None
+        """Run ``func`` in a store transaction; what it raises maps to
+        HTTP codes through :data:`inspector_ha.api.errors.CODES`."""
+        return self._svc.store.transaction(func, *args)
 
     def _publish(self, request_id, uuid, event):
         if request_id is not None:
@@ -60,7 +54,8 @@ class V1:
         checks.check_startable(self._svc, node, manage_boot)
         bmcs = checks.bmc_addresses(self._svc.conf, node)
         request_id = self._tx(intake.start, node.id, manage_boot, bmcs,
-                              self._svc.member_id, self._svc.data_store)
+                              self._svc.member_id, self._svc.data_store,
+                              node.to_dict(computed=False))
         self._publish(request_id, node.id, st.START)
         return accepted()
 

@@ -237,3 +237,124 @@ def test_the_openstack_cli_lists_shows_and_saves_data(introspected):
     before = introspected.client.get_status(uuid)['finished_at']
     _openstack(url, 'reprocess', uuid)
     _wait_state(introspected.client, uuid, 'finished', after=before)
+
+
+NEVER = {'description': 'never matches (functional test)',
+         'conditions': [{'op': 'eq', 'field': 'memory_mb', 'value': 1}],
+         'actions': [{'action': 'fail', 'message': 'never'}]}
+
+
+def _new_node(introspected, octet):
+    """A node Ironic knows, not introspected yet, with its own MAC."""
+    mac = '52:54:%02x:%02x:%02x:%02x' % (
+        octet, *uuidlib.uuid4().bytes[:3])
+    uuid = introspected.ironic.create_node(macs=[mac])
+    introspected.extra.append(uuid)
+    return uuid, mac
+
+
+def test_the_client_creates_gets_lists_and_deletes_rules(introspected):
+    rules = introspected.client.rules
+    created = rules.from_json(dict(NEVER))
+    assert created['description'] == NEVER['description']
+    try:
+        assert rules.get(created['uuid'])['conditions'][0]['op'] == 'eq'
+        assert created['uuid'] in {r['uuid'] for r in rules.get_all()}
+    finally:
+        rules.delete(created['uuid'])
+    assert created['uuid'] not in {r['uuid'] for r in rules.get_all()}
+
+
+def test_the_openstack_cli_imports_lists_shows_and_deletes_rules(
+        introspected, tmp_path):
+    url = introspected.url
+    path = tmp_path / 'rules.json'
+    path.write_text(json.dumps([NEVER, dict(NEVER, description='second')]))
+    imported = json.loads(_openstack(url, 'rule', 'import', str(path),
+                                     '-f', 'json'))
+    assert [r['Description'] for r in imported] == [
+        NEVER['description'], 'second']
+    listed = json.loads(_openstack(url, 'rule', 'list', '-f', 'json'))
+    uuids = [r['UUID'] for r in imported]
+    assert set(uuids) <= {r['UUID'] for r in listed}
+    shown = json.loads(_openstack(url, 'rule', 'show', uuids[0], '-f',
+                                  'json'))
+    assert shown['actions'] == NEVER['actions']
+    for uuid in uuids:
+        _openstack(url, 'rule', 'delete', uuid)
+    listed = json.loads(_openstack(url, 'rule', 'list', '-f', 'json'))
+    assert not set(uuids) & {r['UUID'] for r in listed}
+
+
+def test_the_openstack_cli_lists_the_interfaces_found(introspected):
+    uuid = introspected.uuids[0]
+    rows = json.loads(_openstack(introspected.url, 'interface', 'list',
+                                 uuid, '-f', 'json'))
+    macs = introspected.payloads[uuid]['inventory']['interfaces']
+    assert {r['MAC Address'] for r in rows} == {
+        i['mac_address'] for i in macs}
+    assert {r['Interface'] for r in rows} == {i['name'] for i in macs}
+
+
+def test_the_openstack_cli_starts_waits_for_and_aborts_introspections(
+        introspected):
+    waited, mac = _new_node(introspected, 0xa1)
+    payloads = {waited: ramdisk.ipa_payload([mac])}
+    disks = ramdisk.Ramdisks(introspected.ironic.url, [introspected.url],
+                             payloads).start()
+    try:
+        rows = json.loads(_openstack(introspected.url, 'start', '--wait',
+                                     '--check-errors', waited, '-f', 'json'))
+    finally:
+        disks.stop()
+    assert rows == [{'UUID': waited, 'Error': None}]
+    aborted, _mac = _new_node(introspected, 0xa2)
+    _openstack(introspected.url, 'start', aborted)
+    _wait_state(introspected.client, aborted, 'waiting')
+    _openstack(introspected.url, 'abort', aborted)
+    status = _wait_state(introspected.client, aborted, 'error')
+    assert status['error'] == 'Canceled by operator'
+
+
+def _continue(url, **kwargs):
+    kwargs.setdefault('headers', {'Content-Type': 'application/json'})
+    return requests.post(url + '/v1/continue', timeout=60, **kwargs)
+
+
+def _unchanged(client, uuids):
+    for uuid in uuids:
+        status = client.get_status(uuid)
+        assert (status['state'], status['error']) == ('waiting', None)
+
+
+def test_bad_ramdisk_posts_get_the_documented_4xx_and_change_nothing(
+        introspected):
+    client, url = introspected.client, introspected.url
+    (first, mac1), (second, mac2) = (_new_node(introspected, 0xb1),
+                                     _new_node(introspected, 0xb2))
+    for uuid in (first, second):
+        client.introspect(uuid)
+        _wait_state(client, uuid, 'waiting')
+    cases = [
+        (dict(data='{"inventory": '), 400, 'Invalid JSON'),
+        (dict(data='[1, 2]'), 400, 'JSON object'),
+        (dict(data=b'{"x": "' + b'a' * (5 * 1024 * 1024) + b'"}'), 413,
+         'too large'),
+        (dict(json=ramdisk.ipa_payload(['52:54:ff:00:00:01'])), 404,
+         'Could not find a node'),
+        (dict(json=ramdisk.ipa_payload([mac1, mac2])), 400, 'Multiple'),
+    ]
+    for kwargs, code, text in cases:
+        resp = _continue(url, **kwargs)
+        assert resp.status_code == code, resp.text
+        assert text.lower() in resp.json()['error']['message'].lower()
+        _unchanged(client, [first, second])
+    resp = _continue(url, json=ramdisk.ipa_payload([mac1], error='Disk '
+                                                   'on fire'))
+    assert resp.status_code == 400, resp.text
+    assert 'Disk on fire' in resp.json()['error']['message']
+    status = _wait_state(client, first, 'error')
+    assert status['finished'] and 'Disk on fire' in status['error']
+    _unchanged(client, [second])
+    client.abort(second)
+    _wait_state(client, second, 'error')
