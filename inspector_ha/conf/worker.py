@@ -17,8 +17,15 @@ OPTS = [
                  help='Pause before a request is put back unconsumed '
                       '(node locked, store unavailable), to avoid spinning.'),
     cfg.IntOpt('max_deliveries', default=20, min=1, max=1000,
-               help='A request delivered more often than this is given up '
-                    'and its node moved to error.'),
+               help='A request delivered more often than this without '
+                    'success is dead-lettered: closed as "dead" with its '
+                    'last failure, and its node, if still waiting on it, '
+                    'moved to error with that reason.'),
+    cfg.FloatOpt('watch_period', default=1.0, min=0.1, max=60.0,
+                 help='How often a worker makes one round trip to the '
+                      'database and the broker, so that it stops when '
+                      'either is gone for its retry budget even while it '
+                      'has nothing to do.'),
     cfg.FloatOpt('redrive_after', default=60.0, min=1.0, max=3600.0,
                  help='A request still pending after this many seconds is '
                       'published again (its message may have been lost).'),

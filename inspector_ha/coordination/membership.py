@@ -10,6 +10,7 @@ import logging
 import os
 import threading
 
+import tooz
 from tooz import coordination
 
 from inspector_ha.common import retry
@@ -54,6 +55,7 @@ class Membership(threading.Thread):
         try:
             self._coord.call(self._probe)
             self._coord.call(self._coord.raw.run_watchers)
+            self._publish_counters()
         except retry.BackendUnavailable as exc:
             # NOTE: a worker must stop (the design's partition rule); an
             # API process needs no coordination to serve, so it carries on.
@@ -61,22 +63,52 @@ class Membership(threading.Thread):
                 raise
             LOG.warning('Coordination unreachable: %s', exc)
 
+    def _publish_counters(self):
+        """Show the fenced writes of this member's leaderships and its
+        firewall state in its capabilities (``inspector-ha-status``)."""
+        shown = dict(self.capabilities)
+        shown['fenced_writes'] = {t.task: t.fenced_writes
+                                  for t in self._svc.leader_tasks
+                                  if t.fenced_writes}
+        if self._svc.firewall is not None:
+            shown['firewall'] = {k: v for k, v in
+                                 self._svc.firewall.describe().items()
+                                 if k != 'lease_remaining'}
+        if shown == self.capabilities:
+            return
+        self.capabilities = shown
+        caps = json.dumps(self.capabilities).encode()
+        try:
+            self._coord.call(lambda: self._coord.raw.update_capabilities(
+                GROUP, caps).get())
+        except tooz.NotImplemented:
+            LOG.info('Fenced writes (not shown by this coordination '
+                     'backend): %s', shown['fenced_writes'])
+
     def _probe(self):
-        """Prove the backend answers within the lease.
+        """Prove the backend answers within the lease; rejoin if expelled.
 
         Some drivers (kazoo for ZooKeeper) block rather than fail while
         disconnected; a bounded round trip turns that into an error that
         the retry policy counts, so the process stops once the budget is
-        spent instead of acting on a coordination it cannot see.
+        spent instead of acting on a coordination it cannot see. A member
+        whose heartbeat lapsed (a paused process) has been dropped from
+        the group (the others reset their leaderships): it joins again.
         """
         timeout = self._svc.conf.coordination.lease_timeout
         try:
-            self._coord.raw.get_members(GROUP).get(timeout=timeout)
+            members = self._coord.raw.get_members(GROUP).get(
+                timeout=timeout)
         except coordination.ToozConnectionError:
             raise
         except Exception as exc:
             raise coordination.ToozConnectionError(
                 'coordination backend not answering: %r' % exc) from exc
+        if self._svc.member_id.encode() not in members:
+            LOG.warning('This member was dropped from the group (its '
+                        'heartbeat lapsed); joining again')
+            _join(self._coord.raw, GROUP,
+                  json.dumps(self.capabilities).encode())
 
     def leave(self):
         timeout = self._svc.conf.coordination.lease_timeout

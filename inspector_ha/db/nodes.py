@@ -11,6 +11,9 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import models
 from inspector_ha.fsm import states
 
+# NOTE: inspector_ha.db.requests.OPEN; that module imports this one.
+OPEN_REQUESTS = ('pending', 'applied')
+
 
 #: The event recorded for a row created in ``enrolling`` (no FSM event
 #: leads there: only discovery creates such rows).
@@ -47,9 +50,26 @@ def transition(session, node, event, to_state, actor, request_id=None,
     _conditional_update(session, node, values)
     if to_state in states.FINAL_STATES:
         delete_attributes(session, node.uuid)
+        _close_attempt(session, node, to_state, request_id)
     record(session, node.uuid, event, node.state, to_state,
            values['generation'], actor, request_id)
     return values['generation']
+
+
+def _close_attempt(session, node, to_state, request_id):
+    """The attempt is over: close its other open requests, so that a late
+    redelivery (say of the start request a paused worker held when the
+    node timed out) cannot restart the node. Reapply requests and the
+    attempt-less delete stay: they act on a finished node."""
+    table = models.Request
+    query = sa.update(table).where(
+        table.node_uuid == node.uuid, table.attempt == node.attempt,
+        table.event != states.REAPPLY, table.status.in_(OPEN_REQUESTS))
+    if request_id is not None:
+        query = query.where(table.id != request_id)
+    session.execute(query.values(
+        status='rejected', updated_at=timeutils.utcnow(),
+        detail='the attempt ended in %s first' % to_state))
 
 
 def restart(session, node, manage_boot, actor, request_id):

@@ -6,6 +6,9 @@ in the transition's transaction, and ``done`` (or ``rejected``) in the
 transaction of the last step. A delivery of a ``done`` request is a
 duplicate and is consumed without effect. ``pending`` or ``applied``
 requests untouched for a while are published again (outbox re-drive).
+A request whose handling failed on every one of ``[worker]
+max_deliveries`` deliveries is closed as ``dead`` (dead-lettered), with
+the last failure as its ``detail``.
 """
 
 import datetime
@@ -22,6 +25,7 @@ PENDING = 'pending'
 APPLIED = 'applied'
 DONE = 'done'
 REJECTED = 'rejected'
+DEAD = 'dead'
 
 OPEN = (PENDING, APPLIED)
 
@@ -52,19 +56,60 @@ def mark(session, request_id, status, detail=None):
         .values(status=status, detail=detail, updated_at=timeutils.utcnow()))
 
 
-def mark_open(session, request_id, status):
+def mark_open(session, request_id, status, detail=None):
     """Move an open request to ``status``; a closed one is not reopened.
 
     :raises StaleWrite: the request was closed meanwhile (the transaction
         must roll back: another delivery already did the work).
     """
+    values = {'status': status, 'updated_at': timeutils.utcnow()}
+    if detail is not None:
+        values['detail'] = detail
+    if _update_open(session, request_id, values) != 1:
+        raise nodes.StaleWrite('request %s is no longer open' % request_id)
+
+
+def note_failure(session, request_id, failure):
+    """Keep the last failure of an open request, for its dead letter."""
+    _update_open(session, request_id, {'detail': failure[:2000]})
+
+
+def _update_open(session, request_id, values):
     table = models.Request
-    result = session.execute(
+    return session.execute(
         sa.update(table).where(table.id == request_id,
                                table.status.in_(OPEN))
-        .values(status=status, updated_at=timeutils.utcnow()))
-    if result.rowcount != 1:
-        raise nodes.StaleWrite('request %s is no longer open' % request_id)
+        .values(**values)).rowcount
+
+
+#: Outcomes of :func:`claim_once`.
+CLAIMED, TAKEN, STALE = 'claimed', 'taken', 'stale'
+
+
+def claim_once(session, node, effect):
+    """Claim ``effect`` (a side effect such as a power-on) of ``node``'s
+    attempt for the delivery that wrote ``node``.
+
+    :returns: ``CLAIMED``; ``TAKEN`` if an earlier delivery claimed it;
+        ``STALE`` if the node moved on since (this delivery woke up after
+        another took over: it must not act at all).
+
+    The claim is a closed ledger row whose id is derived from (effect,
+    node, attempt), like the periodic timeout requests: two claims cannot
+    both insert it (the loser's transaction fails with IntegrityError).
+    """
+    current = session.get(models.Node, node.uuid, with_for_update=True,
+                          populate_existing=True)
+    if current is None or (current.state, current.generation) != (
+            node.state, node.generation):
+        return STALE
+    request_id = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, '%s/%s/%s' % (
+        effect, node.uuid, node.attempt)))
+    if get(session, request_id) is not None:
+        return TAKEN
+    add(session, node.uuid, effect, node.attempt, request_id=request_id)
+    mark(session, request_id, DONE, CLAIMED)
+    return CLAIMED
 
 
 def count_delivery(session, request_id):

@@ -28,8 +28,9 @@ class LeaderTask(threading.Thread):
     ``func`` that writes.
     """
 
-    def __init__(self, service, name, period, func):
+    def __init__(self, service, name, period, func, log_runs=True):
         super().__init__(name='leader-' + name, daemon=True)
+        self._log_runs = log_runs
         self.task = name
         self.epoch = None
         self.reset = threading.Event()
@@ -68,8 +69,10 @@ class LeaderTask(threading.Thread):
 
     def _run_once(self):
         try:
-            self._svc.store.transaction(leaders.record_run, self.task,
-                                        self._svc.member_id, self.epoch)
+            if self._log_runs:
+                self._svc.store.transaction(
+                    leaders.record_run, self.task, self._svc.member_id,
+                    self.epoch)
             self._func(self._svc, self._fence)
         except leaders.Fenced as exc:
             self.fenced_writes += 1

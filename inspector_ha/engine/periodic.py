@@ -15,6 +15,7 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import models
 from inspector_ha.db import requests
 from inspector_ha.engine import leadership
+from inspector_ha.firewall import watcher
 from inspector_ha.fsm import states as st
 
 LOG = logging.getLogger(__name__)
@@ -113,5 +114,11 @@ def tasks(service):
                sync_with_ironic),
               ('data_cleanup', conf.periodic.data_cleanup_period,
                clean_up_data)]
-    return [leadership.LeaderTask(service, name, period, func)
-            for name, period, func in wanted if period]
+    found = [leadership.LeaderTask(service, name, period, func)
+             for name, period, func in wanted if period]
+    if service.firewall is not None and conf.pxe_filter.port_watch_period:
+        # NOTE: it writes nothing, so its (frequent) runs are not logged.
+        found.append(leadership.LeaderTask(
+            service, 'port_watch', conf.pxe_filter.port_watch_period,
+            watcher.PortWatcher(service.bus), log_runs=False))
+    return found

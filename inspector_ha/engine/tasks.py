@@ -8,6 +8,7 @@ the machine never runs twice (it routes the redelivery to ``error``).
 
 import logging
 
+from openstack.baremetal.v1 import node as ironic_node_mod
 import sqlalchemy as sa
 
 from inspector_ha.common import retry
@@ -22,6 +23,8 @@ from inspector_ha.rules import engine as rules
 
 LOG = logging.getLogger(__name__)
 CANCELED = 'Canceled by operator'
+POWER_ON = 'power-on'
+POWER_FIELDS = ['power_state', 'target_power_state']
 PRE_HOOKS_FAILED = ('The following failures happened during running '
                     'pre-processing hooks:\n')
 
@@ -55,14 +58,39 @@ class Tasks:
         svc = self._svc
         macs = svc.ironic.port_macs(node.uuid)
         svc.store.transaction(_replace_macs, node.uuid, macs)
+        svc.announce_whitelist('add', node.uuid, macs)
         if node.manage_boot is not False:
             svc.ironic.set_pxe_boot(node.uuid)
-            svc.throttle.run(svc.ironic.reboot, node.uuid)
+            svc.throttle.run(self._power_on_once, node)
         return st.WAIT, None
+
+    def _power_on_once(self, node):
+        """Reboot at most once per attempt. A start is redelivered if its
+        worker died or froze mid-task (D3), so the power-on is claimed in
+        SQL first, only while this delivery's write is the node's latest:
+        a delivery that woke up after another took over does nothing, and
+        one finding an earlier claim reboots only if Ironic shows the node
+        off (the earlier delivery died before it)."""
+        svc = self._svc
+        claim = _claim(svc.store, node, POWER_ON)
+        if claim == requests.STALE or (
+                claim == requests.TAKEN and self._powered_on(node)):
+            LOG.info('Not powering node %s on again for attempt %d: %s',
+                     node.uuid, node.attempt, claim)
+            return
+        svc.ironic.reboot(node.uuid)
+
+    def _powered_on(self, node):
+        ironic_node = self._svc.ironic.get_node(node.uuid,
+                                                fields=POWER_FIELDS)
+        return (ironic_node.power_state == 'power on' or
+                bool(ironic_node.target_power_state))
 
     def process(self, node, request):
         svc = self._svc
-        ironic_node = self._update(node, requests.payload(request))
+        snapshot, macs = svc.store.transaction(_as_started, node)
+        ironic_node = self._update(node, requests.payload(request),
+                                   snapshot, macs)
         if node.manage_boot is not False and svc.conf.processing.power_off:
             _power_off(svc.ironic, ironic_node)
         return st.FINISH, None
@@ -89,12 +117,18 @@ class Tasks:
         self._update(node, data)
         return st.FINISH, None
 
-    def _update(self, node, data):
-        """Hooks, rules, one PATCH to Ironic, processed data stored."""
+    def _update(self, node, data, snapshot=None, macs=None):
+        """Hooks, rules, one PATCH to Ironic, processed data stored.
+
+        ``snapshot`` and ``macs``, the node and its port MACs as they were
+        when the introspection started, spare two Ironic calls; without
+        them (reapply, discovery) they are read from Ironic.
+        """
         svc = self._svc
-        ironic_node = svc.ironic.get_node(node.uuid)
-        context = base.NodeContext(svc.ironic, ironic_node,
-                                   svc.ironic.port_macs(node.uuid))
+        ironic_node = snapshot or svc.ironic.get_node(node.uuid)
+        if macs is None:
+            macs = svc.ironic.port_macs(node.uuid)
+        context = base.NodeContext(svc.ironic, ironic_node, macs)
         svc.pipeline.before_update(data, context)
         rules.apply(svc.store, svc.ironic, context, data)
         context.commit()
@@ -113,6 +147,28 @@ def _power_off(ironic, ironic_node):
             raise
         LOG.info('Failed to power off node %s in enroll state, ignoring: '
                  '%s', ironic_node.id, exc)
+
+
+def _as_started(session, node):
+    """``(Ironic node snapshot or None, MACs or None)`` recorded when this
+    attempt started (by the API and by :meth:`Tasks.introspect`)."""
+    snapshot = None
+    for request in requests.for_node(session, node.uuid):
+        if request.event == st.START and request.attempt == node.attempt:
+            snapshot = requests.payload(request).get('node')
+    if snapshot is None:
+        return None, None
+    macs = session.scalars(sa.select(models.Attribute.value).where(
+        models.Attribute.node_uuid == node.uuid,
+        models.Attribute.name == lookup.MAC)).all()
+    return ironic_node_mod.Node.existing(**snapshot), list(macs)
+
+
+def _claim(store, node, effect):
+    try:
+        return store.transaction(requests.claim_once, node, effect)
+    except sa.exc.IntegrityError:
+        return requests.TAKEN
 
 
 def _replace_macs(session, uuid, macs):

@@ -6,16 +6,33 @@ consume) -> save with a conditional UPDATE (lost: put back) -> run the
 task -> apply its follow-up and mark the request done in one transaction
 -> consume -> release. Returning True consumes the message; False leaves
 it to be delivered again.
+
+A request whose handling fails on every delivery (a poison request) is
+dead-lettered once delivered more than ``[worker] max_deliveries`` times:
+closed as ``dead`` with its last failure, and its node, if still in the
+attempt, moved to ``error`` with that reason by the usual conditional
+write. Every transition this worker attempts is logged as one
+``TRANSITION {json}`` line with its outcome (the fault tests' recorder).
+
+:class:`Watch` makes an idle worker notice a database or broker that is
+gone, so that it stops (and its supervisor restarts it) like a busy one.
 """
 
+import json
 import logging
+import os
+import threading
+
+import sqlalchemy as sa
 
 from inspector_ha.common import retry
+from inspector_ha.db import models
 from inspector_ha.db import nodes
 from inspector_ha.db import requests
 from inspector_ha.engine import tasks as tasks_mod
 from inspector_ha.fsm import machine
 from inspector_ha.fsm import states as st
+from inspector_ha.messaging import queue
 
 LOG = logging.getLogger(__name__)
 DELETE = 'delete'
@@ -40,6 +57,18 @@ class Worker:
             LOG.error('Stopping: %s', exc)
             self._svc.fail(exc)
             return False
+        except Exception as exc:
+            LOG.exception('Request %s failed; it will be delivered again',
+                          message.request_id)
+            self._note_failure(message.request_id, exc)
+            return False
+
+    def _note_failure(self, request_id, exc):
+        try:
+            self._store.transaction(requests.note_failure, request_id,
+                                    '%s: %s' % (type(exc).__name__, exc))
+        except Exception as again:
+            LOG.warning('Could not record the failure: %r', again)
 
     def _handle(self, message):
         request = self._store.transaction(requests.get, message.request_id)
@@ -67,12 +96,12 @@ class Worker:
         deliveries = self._store.transaction(requests.count_delivery,
                                              request.id)
         node = self._store.transaction(nodes.get, request.node_uuid)
+        if deliveries > self._svc.conf.worker.max_deliveries:
+            return self._bury(request, node, deliveries)
         if request.event == DELETE:
             return self._delete(request)
         if node is None or request.attempt not in (None, node.attempt):
             return self._reject(request, 'stale: node gone or restarted')
-        if deliveries > self._svc.conf.worker.max_deliveries:
-            return self._give_up(request, node, deliveries)
         return self._advance(request, node)
 
     def _advance(self, request, node):
@@ -87,27 +116,44 @@ class Worker:
             error = tasks_mod.error_for(request.event, node.state,
                                         requests.payload(request))
         try:
-            node = self._store.transaction(
+            saved = self._store.transaction(
                 _save, node, request, to_state, self._actor, error)
         except nodes.StaleWrite as exc:
+            self._log(request, node, request.event, to_state, 'stale')
             return self._put_back(str(exc))
+        self._log(request, node, request.event, to_state, 'committed')
+        node = saved
         event, error = self._tasks.run(request.event, to_state, node,
                                        request)
         return self._finish(request, node, event, error)
 
     def _finish(self, request, node, event, error):
         try:
-            self._store.transaction(_follow_up, node, request, event,
-                                    self._actor, error)
+            to_state = self._store.transaction(
+                _follow_up, node, request, event, self._actor, error)
         except (nodes.StaleWrite, machine.IllegalTransition) as exc:
             LOG.info('Follow-up %s of node %s lost to a newer write: %s',
                      event, node.uuid, exc)
+            self._log(request, node, event, None, 'stale')
+            if self._store.transaction(_moved_by, node.uuid, request.id):
+                # NOTE: by another delivery of this very request (this one
+                # was paused past its lock): that one finishes it.
+                return True
             return self._done(request, str(exc))
+        if event is not None:
+            self._log(request, node, event, to_state, 'committed')
         return True
 
+    def _log(self, request, node, event, to_state, outcome):
+        """One ``TRANSITION`` line per attempted transition."""
+        LOG.info('TRANSITION %s', json.dumps({
+            'request': request.id, 'node': node.uuid, 'event': event,
+            'from': node.state, 'to': to_state,
+            'generation': node.generation + 1, 'actor': self._actor,
+            'outcome': outcome}, sort_keys=True))
+
     def _done(self, request, why):
-        self._store.transaction(requests.mark, request.id, requests.DONE,
-                                why)
+        self._store.transaction(_close, request.id, requests.DONE, why)
         return True
 
     def _reject(self, request, why):
@@ -117,10 +163,25 @@ class Worker:
                                 requests.REJECTED, why)
         return True
 
-    def _give_up(self, request, node, deliveries):
+    def _bury(self, request, node, deliveries):
+        """Dead-letter a request that failed on every delivery."""
         why = 'Request %s was delivered %d times without success' % (
             request.event, deliveries)
-        return self._finish(request, node, st.FAIL, why)
+        if request.detail:
+            why += '; last failure: %s' % request.detail
+        LOG.error('Dead-lettering request %s of node %s: %s', request.id,
+                  request.node_uuid, why)
+        fail = _failable(node, request)
+        try:
+            self._store.transaction(_bury, node if fail else None, request,
+                                    self._actor, why)
+        except nodes.StaleWrite as exc:
+            if fail:
+                self._log(request, node, st.FAIL, st.ERROR, 'stale')
+            return self._put_back(str(exc))
+        if fail:
+            self._log(request, node, st.FAIL, st.ERROR, 'committed')
+        return True
 
     def _delete(self, request):
         self._store.transaction(_delete, request)
@@ -137,13 +198,107 @@ def _save(session, node, request, to_state, actor, error):
 
 def _follow_up(session, node, request, event, actor, error):
     """Apply the task's follow-up event and mark the request done."""
+    to_state = None
     if event is not None:
         to_state = machine.advance(node.state, event)
         nodes.transition(session, node, event, to_state, actor,
                          request.id, error)
     requests.mark_open(session, request.id, requests.DONE)
+    return to_state
+
+
+def _moved_by(session, uuid, request_id):
+    """Whether the node's last transition was made for ``request_id``."""
+    table = models.Transition
+    return session.scalar(
+        sa.select(table.request_id).where(table.node_uuid == uuid)
+        .order_by(table.id.desc()).limit(1)) == request_id
+
+
+def _close(session, request_id, status, why):
+    """Close the request unless it is closed already."""
+    try:
+        requests.mark_open(session, request_id, status, why)
+    except nodes.StaleWrite:
+        pass
+
+
+def _failable(node, request):
+    """Whether a dead request's node is still waiting on it."""
+    return (node is not None and request.attempt == node.attempt and
+            node.state not in st.FINAL_STATES and
+            st.target(node.state, st.FAIL) == st.ERROR)
+
+
+def _bury(session, node, request, actor, why):
+    """Close ``request`` as dead and, given ``node``, fail it with ``why``."""
+    if node is not None:
+        nodes.transition(session, node, st.FAIL, st.ERROR, actor,
+                         request.id, why)
+    requests.mark_open(session, request.id, requests.DEAD, why)
 
 
 def _delete(session, request):
     nodes.delete(session, request.node_uuid)
     requests.mark(session, request.id, requests.DONE)
+
+
+class Watch(threading.Thread):
+    """Every ``[worker] watch_period``, one round trip to the database and
+    one to the broker, each under its own retry policy: once either is
+    gone for its whole retry budget, the process stops and exits non-zero
+    even if it had nothing to do (the design's partition rule).
+
+    Once the process has failed (whoever noticed), the watch also bounds
+    its exit: a driver thread may be stuck in its own retries (tooz's
+    Redis driver: about a minute per call, and futurist joins its threads
+    at exit), so after ``[worker] shutdown_timeout`` the process is ended
+    with ``hard_exit(1)``. Nothing is lost: unacknowledged messages return
+    to the queue and every SQL write is a whole transaction.
+    """
+
+    def __init__(self, service, hard_exit=os._exit):
+        super().__init__(name='backend-watch', daemon=True)
+        self._svc = service
+        self._hard_exit = hard_exit
+        conf = service.conf
+        self._broker = queue.broker_probe(conf, conf.queue.probe_timeout)
+        self._broker_policy = retry.RetryPolicy(
+            'queue', conf.queue.retry_count, conf.queue.retry_timeout,
+            service.stop, (queue.BrokerUnreachable,))
+
+    def run(self):
+        try:
+            self._watch()
+        finally:
+            if self._broker is not None:
+                self._broker.close()
+        if self._svc.failure is not None:
+            self._exit_in_time(self._svc.conf.worker.shutdown_timeout)
+
+    def _watch(self):
+        try:
+            while not self._svc.stop.wait(self._svc.conf.worker.watch_period):
+                self.probe()
+        except retry.Interrupted:
+            pass
+        except retry.BackendUnavailable as exc:
+            LOG.error('Stopping: %s', exc)
+            self._svc.fail(exc)
+
+    def probe(self):
+        self._svc.store.transaction(_ping)
+        if self._broker is not None:
+            self._broker_policy.call(self._broker)
+
+    def _exit_in_time(self, grace):
+        threading.Event().wait(grace)
+        LOG.error('Shutdown not over %.1f s after the failure; exiting',
+                  grace)
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        self._hard_exit(1)
+
+
+def _ping(session):
+    session.execute(sa.text('SELECT 1'))

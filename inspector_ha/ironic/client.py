@@ -111,6 +111,16 @@ class Ironic:
                 for p in self._list('ports', node_uuid=uuid,
                                     fields=PORT_FIELDS)]
 
+    def all_ports(self, after=None):
+        """Ports as ``{'id', 'address', 'extra'}`` dicts in creation
+        order: every one, or only those created after the port ``after``
+        (:class:`NotFound` if that port is gone)."""
+        query = {'marker': after} if after else {}
+        return [{'id': p.id, 'address': p.address.lower(),
+                 'extra': p.extra or {}}
+                for p in self._list('ports', fields=['uuid', 'address',
+                                                     'extra'], **query)]
+
     def patch_port(self, port_id, patch):
         if patch:
             self._call('patch_port', port_id, patch)

@@ -2,18 +2,30 @@
 
 Publishing uses the notification API, which declares the (optionally
 durable or quorum) queue on the broker so nothing published before the
-first worker starts is lost. Consuming is the design's worker loop on one listener per thread: a
-message is acknowledged only after the handler returns ``True``; when it
-returns ``False`` or raises, or the process dies first, the broker
-delivers the message again (at-least-once).
+first worker starts is lost. Consuming is the design's worker loop on
+one listener per thread: a message is acknowledged only after the
+handler returns ``True``; when it returns ``False`` or raises, or the
+process dies first, the broker delivers the message again (at-least-once).
+A message that cannot be decoded would fail the same way every time: it
+is acknowledged and dropped (its request, if any, stays open in SQL).
 Publishing is best effort by design: the request is already in SQL and
 is re-driven from there if its message is lost (outbox).
+
+oslo.messaging's rabbit driver reconnects forever and a consumer's poll
+just times out while the broker is gone, so a worker cannot tell an empty
+queue from a lost broker by consuming: :class:`BrokerProbe` makes that
+visible, one round trip on a connection of its own, which the worker's
+watch retries per ``[queue] retry_count`` and ``retry_timeout``.
 """
 
 import logging
 import queue as queue_mod
+import ssl
 import threading
+import time
+from urllib import parse
 
+import kombu
 import oslo_messaging as messaging
 
 from inspector_ha.messaging import objects
@@ -104,6 +116,15 @@ class Consumer:
     def _one(self, message):
         try:
             request = objects.from_primitive(message.message['payload'])
+        except Exception as exc:
+            # NOTE: it would fail the same way on every delivery. The
+            # request (if any) is still open in SQL: the outbox publishes
+            # it again, and a worker that can read it will take it.
+            LOG.error('Dropping a message this worker cannot decode: %r',
+                      exc)
+            message.acknowledge()
+            return
+        try:
             consumed = self._handler(request)
         except Exception:
             LOG.exception('Request handling failed; it will be redelivered')
@@ -114,8 +135,95 @@ class Consumer:
             message.requeue()
 
     def wait(self, timeout=None):
+        """Join the threads, all within ``timeout`` seconds in total."""
+        deadline = None if timeout is None else time.monotonic() + timeout
         for thread in self._threads:
-            thread.join(timeout)
+            thread.join(None if deadline is None else
+                        max(0.0, deadline - time.monotonic()))
+
+
+class BrokerUnreachable(Exception):
+    """The broker did not answer the probe."""
+
+
+class BrokerProbe:
+    """One round trip to the broker per call, on a connection of its own
+    kept open between calls (a passive declare of ``amq.direct``, which
+    every broker has). Raises :class:`BrokerUnreachable`.
+    """
+
+    def __init__(self, urls, timeout, ssl_options=False):
+        self._url = ';'.join(urls)
+        self._hosts = len(urls)
+        self._timeout = timeout
+        self._ssl = ssl_options
+        self._conn = None
+        self._channel = None
+
+    def __call__(self):
+        try:
+            if self._channel is None:
+                self._connect()
+            self._channel.exchange_declare('amq.direct', 'direct',
+                                           passive=True)
+        except Exception as exc:
+            self.close()
+            raise BrokerUnreachable(str(exc) or repr(exc)) from exc
+
+    def _connect(self):
+        self._conn = kombu.Connection(
+            self._url, connect_timeout=self._timeout, ssl=self._ssl,
+            failover_strategy='round-robin',
+            transport_options={'read_timeout': self._timeout,
+                               'write_timeout': self._timeout})
+        # Each host once, no pause: the retry policy paces the attempts.
+        self._conn.ensure_connection(max_retries=self._hosts - 1,
+                                     interval_start=0)
+        self._channel = self._conn.channel()
+
+    def close(self):
+        conn, self._conn, self._channel = self._conn, None, None
+        if conn is not None:
+            try:
+                conn.release()
+            except Exception as exc:
+                LOG.debug('Closing the probe connection: %r', exc)
+
+
+def broker_probe(conf, timeout):
+    """A :class:`BrokerProbe` for ``[DEFAULT] transport_url``, or None when
+    the transport has no broker to lose (``fake://``, in-process)."""
+    url = messaging.TransportURL.parse(conf, conf.transport_url)
+    if url.transport not in ('rabbit', 'amqp') or not url.hosts:
+        return None
+    return BrokerProbe([_amqp_url(host, url.virtual_host)
+                        for host in url.hosts], timeout, _ssl_options(conf))
+
+
+def _ssl_options(conf):
+    """kombu's ``ssl`` from oslo.messaging's TLS options, as its driver
+    builds them (``[oslo_messaging_rabbit] ssl`` and ``ssl_*_file``)."""
+    if 'oslo_messaging_rabbit' not in conf:
+        return False
+    rabbit = conf.oslo_messaging_rabbit
+    if not rabbit.ssl:
+        return False
+    options = {key: value for key, value in (
+        ('keyfile', rabbit.ssl_key_file), ('certfile', rabbit.ssl_cert_file),
+        ('ca_certs', rabbit.ssl_ca_file)) if value}
+    if rabbit.ssl_ca_file:
+        options['cert_reqs'] = ssl.CERT_REQUIRED
+    return options or True
+
+
+def _amqp_url(host, vhost):
+    return 'amqp://%s:%s@%s:%d/%s' % (
+        _quote(host.username), _quote(host.password), host.hostname,
+        host.port or 5672, _quote(vhost))
+
+
+def _quote(text):
+    return parse.quote(text or '', safe='')
 
 
 def _poll_style_listener(transport, target):

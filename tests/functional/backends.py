@@ -482,8 +482,10 @@ class Ironic(_Server):
     name = 'ironic'
     HEADERS = {'X-OpenStack-Ironic-API-Version': 'latest'}
 
-    def __init__(self, port=None, restrict_lookup=True, venv=None):
+    def __init__(self, port=None, restrict_lookup=True, venv=None,
+                 extra_conf=''):
         super().__init__(port)
+        self.extra_conf = extra_conf
         self.venv = pathlib.Path(venv or os.environ.get(
             'INSPECTOR_HA_IRONIC_VENV', REPO_ROOT / '.venv-ironic'))
         self.restrict_lookup = restrict_lookup
@@ -502,7 +504,8 @@ class Ironic(_Server):
                                      f'set INSPECTOR_HA_IRONIC_VENV {INSTALL_HINT}')
         self.conf_path.write_text(IRONIC_CONF.format(
             host=unique_name('ironic'), port=self.port, tmpdir=self.tmpdir,
-            restrict_lookup=str(self.restrict_lookup).lower()))
+            restrict_lookup=str(self.restrict_lookup).lower()) +
+            self.extra_conf)
         if not (self.tmpdir / 'ironic.sqlite').exists():
             self._dbsync()
         self._spawn([str(self.venv / 'bin' / 'ironic'),

@@ -42,8 +42,11 @@ class Ramdisks:
     :param nodes: ``{uuid: payload}``.
     """
 
+    # NOTE: IPA retries its callback for about half a minute; so do
+    # these (12 attempts, 0.5 s more apart each time: 33 s), which matters
+    # when a fault holds a node in starting after its power-on.
     def __init__(self, ironic_url, api_urls, nodes, concurrency=50,
-                 attempts=6, backoff=0.5):
+                 attempts=12, backoff=0.5):
         self._ironic = ironic_url
         self._apis = itertools.cycle(list(api_urls))
         self._pending = dict(nodes)

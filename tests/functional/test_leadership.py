@@ -12,9 +12,10 @@ import sqlalchemy as sa
 
 import backends
 import cluster as cluster_mod
+import test_cluster_introspection as batch
 
 TASKS = {'timeout', 'redrive', 'ironic_sync', 'data_cleanup'}
-FAST = {'DEFAULT': {'clean_up_period': 1},
+FAST = {'DEFAULT': {'clean_up_period': 1, 'timeout': 5},
         'worker': {'redrive_period': 1},
         'periodic': {'ironic_sync_period': 1, 'data_cleanup_period': 1}}
 
@@ -84,21 +85,44 @@ def test_each_periodic_task_runs_on_one_member_at_a_time_and_fails_over(
     assert_one_member_per_epoch_and_epochs_only_grow(_runs(database))
 
 
-def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster):
+def _waiting_nodes(cluster, ironic, count):
+    """``count`` nodes started (no ramdisk answers): they will time out."""
+    api = cluster.add_api()
+    backends.wait_for(lambda: cluster_mod._answers(api.url), 30)
+    uuids = list(batch._create_nodes(ironic, count))
+    batch._start_all([api.url], uuids)
+    return api.url, uuids
+
+
+def _timed_out(api_url, uuids):
+    states = batch._states(api_url, uuids)
+    return all(s['state'] == 'error' for s in states.values())
+
+
+def _timeouts_per_node(database, uuids):
+    requests = _query(database, "SELECT node_uuid FROM requests WHERE "
+                                "event = 'timeout'")
+    applied = _query(database, "SELECT node_uuid FROM transitions WHERE "
+                               "event = 'timeout'")
+    return (collections.Counter(r.node_uuid for r in requests),
+            collections.Counter(r.node_uuid for r in applied))
+
+
+def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster, ironic):
     database = cluster.database
+    api_url, uuids = _waiting_nodes(cluster, ironic, 3)
     before = _leaders(database)['timeout']
     leader = _process_of(cluster, before.holder)
     leader.send_signal(signal.SIGSTOP)
     try:
         backends.wait_for(lambda: _leaders(database)['timeout'].epoch >
                           before.epoch, 30, interval=0.05)
+        backends.wait_for(lambda: _timed_out(api_url, uuids), 60,
+                          message='the new leader timed nothing out')
     finally:
         leader.send_signal(signal.SIGCONT)
     backends.wait_for(lambda: 'Stepping down' in leader.log.read_text(),
                       30, message='the paused leader was not fenced')
-    backends.wait_for(lambda: any(
-        r.task == 'timeout' and r.epoch > before.epoch
-        for r in _runs(database)), 30, message='no run by a new leader')
     runs = _runs(database)
     assert_one_member_per_epoch_and_epochs_only_grow(runs)
     stale = [r for r in runs if r.member == before.holder
@@ -106,6 +130,19 @@ def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster):
     newer = [r for r in runs if r.task == 'timeout'
              and r.epoch > before.epoch]
     assert max(r.at for r in stale) < min(r.at for r in newer)
+    queued, applied = _timeouts_per_node(database, uuids)
+    assert queued == applied == {u: 1 for u in uuids}
+    backends.wait_for(lambda: _fenced(cluster, before.holder), 30,
+                      message='the fenced write was not counted')
+
+
+def _fenced(cluster, member):
+    status = json.loads(subprocess.run(
+        [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
+         cluster.base, '--json'], check=True, capture_output=True,
+        text=True).stdout)
+    caps = status['members'].get(member, {})
+    return caps.get('fenced_writes', {}).get('timeout', 0) >= 1
 
 
 def test_the_status_command_shows_members_leaders_and_nodes(cluster):

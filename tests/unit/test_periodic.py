@@ -7,6 +7,7 @@ import sqlalchemy as sa
 from inspector_ha.db import leaders
 from inspector_ha.db import models
 from inspector_ha.db import requests
+from inspector_ha.engine import leadership
 from inspector_ha.engine import periodic
 from inspector_ha.engine import worker as worker_mod
 from inspector_ha.fsm import states as st
@@ -73,3 +74,21 @@ def test_the_redrive_touches_stale_open_requests_so_they_wait_again(
     assert service.store.transaction(requests.stale, 1.0) == []
     assert service.store.transaction(requests.get, request.id).status == \
         requests.PENDING
+
+
+def test_a_deposed_leader_counts_its_refused_write_and_publishes_it(
+        service):
+    task = leadership.LeaderTask(service, 'timeout', 1, periodic.time_out)
+    task.epoch = service.store.transaction(leaders.elect, 'timeout', 'old')
+    service.store.transaction(leaders.elect, 'timeout', 'new')
+    assert task._run_once() is False
+    assert task.fenced_writes == 1
+    service.leader_tasks = [task]
+    try:
+        # NOTE: the file driver cannot update capabilities; Redis and
+        # ZooKeeper show the count (tests/functional/test_leadership.py).
+        service.membership._publish_counters()
+    finally:
+        service.leader_tasks = []
+    assert service.membership.capabilities['fenced_writes'] == {
+        'timeout': 1}

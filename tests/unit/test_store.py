@@ -300,3 +300,22 @@ def test_a_fresh_schema_has_every_table(db_url):
         engine.dispose()
     assert tables >= {'nodes', 'attributes', 'introspection_data',
                       'requests', 'transitions', 'alembic_version'}
+
+
+def test_ending_an_attempt_closes_its_other_open_requests_but_reapply(
+        store, put_node):
+    uuid = put_node(st.WAITING)
+    node = _node(store, uuid)
+
+    def add(session, event, attempt):
+        return requests.add(session, uuid, event, attempt).id
+    start = store.transaction(add, st.START, node.attempt)
+    reapply = store.transaction(add, st.REAPPLY, node.attempt)
+    older = store.transaction(add, st.ABORT, node.attempt - 1)
+    timeout = store.transaction(add, st.TIMEOUT, node.attempt)
+    store.transaction(nodes.transition, node, st.TIMEOUT, st.ERROR, ACTOR,
+                      request_id=timeout, error='Introspection timeout')
+    status = {r: store.transaction(requests.get, r).status
+              for r in (start, reapply, older, timeout)}
+    assert status == {start: 'rejected', reapply: 'pending',
+                      older: 'pending', timeout: 'pending'}

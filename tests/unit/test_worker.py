@@ -187,7 +187,7 @@ def test_a_request_delivered_too_often_moves_the_node_to_error(
     assert node.state == 'error'
     assert node.error == ('Request abort was delivered 3 times without '
                           'success')
-    assert _request(service, request_id).status == 'done'
+    assert _request(service, request_id).status == 'dead'
     assert _history(service, uuid)[-1] == ('error', 'waiting', 'error',
                                            request_id)
 

@@ -1,0 +1,62 @@
+"""Fixtures of the fault suite.
+
+``tests/conftest.py`` puts ``tests/functional`` on ``sys.path`` (backends,
+cluster, private, ...); the functional fixtures ``ironic`` and
+``zookeeper`` are loaded from ``tests/functional/conftest.py`` (pytest
+imports each conftest as a module of its own, so they cannot be imported
+by name). The private RabbitMQ, Redis and MariaDB are shared by the tests
+of a session; each test gets its own database, Redis namespace and queue.
+"""
+
+import importlib.util
+import pathlib
+
+import pytest
+
+import harness as harness_mod
+import private
+
+_FUNCTIONAL = pathlib.Path(__file__).resolve().parents[1] / 'functional'
+
+
+def _functional_conftest():
+    spec = importlib.util.spec_from_file_location(
+        'functional_conftest', _FUNCTIONAL / 'conftest.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ironic = _functional_conftest().ironic
+zookeeper = _functional_conftest().zookeeper
+
+
+@pytest.fixture(scope='session')
+def private_servers(obtain_backend):
+    servers = harness_mod.Servers(private.RabbitMQ(), private.Redis(),
+                                  private.MariaDB())
+    try:
+        for server in (servers.rabbit, servers.redis, servers.mariadb):
+            obtain_backend(server.start)
+        yield servers
+    finally:
+        for server in (servers.rabbit, servers.redis, servers.mariadb):
+            server.close()
+
+
+@pytest.fixture
+def make_harness(tmp_path, ironic, private_servers):
+    """``make_harness(**kwargs)``: a started :class:`harness.Harness`,
+    stopped at the end of the test if the test did not stop it."""
+    made = []
+
+    def make(**kwargs):
+        private_servers.ensure_running()
+        made.append(harness_mod.Harness(tmp_path, ironic, private_servers,
+                                        **kwargs))
+        return made[-1].start()
+    yield make
+    for harness in made:
+        if not harness.stopped:
+            print(harness.logs(40))
+            harness.stop()

@@ -1,0 +1,229 @@
+"""The faults, each injected mid-batch on a thread of its own.
+
+Each ``inject(harness)`` waits until the batch is under way, injects, and
+returns a :class:`Fault` with the processes it SIGKILLed and the recovery
+time it measured (``recovery_s``, what it means is in ``measures``).
+"""
+
+import dataclasses
+import datetime
+import json
+import random
+import signal
+import subprocess
+import time
+
+from inspector_ha.common import timeutils
+
+import backends
+import cluster as cluster_mod
+
+#: Inject once this many nodes have reached ``waiting``: mid-batch.
+MID_BATCH = 5
+DEJA_VU = 'delivered again after its strict transition was applied'
+
+
+@dataclasses.dataclass
+class Fault:
+    name: str
+    measures: str = ''
+    recovery_s: float = None
+    killed: list = dataclasses.field(default_factory=list)
+    notes: dict = dataclasses.field(default_factory=dict)
+
+    def line(self):
+        return json.dumps({'fault': self.name, 'measures': self.measures,
+                           'recovery_s': self.recovery_s, **self.notes},
+                          default=str)
+
+
+def _held_by(harness, member):
+    """Requests ``member`` applied and has not finished."""
+    return {r.id for r in harness.query(
+        "SELECT r.id FROM requests r JOIN transitions t ON t.request_id = "
+        "r.id WHERE r.status = 'applied' AND t.actor = :m", m=member)}
+
+
+def _member(proc):
+    return '%s.%d' % (proc.name, proc.pid)
+
+
+def _busy_worker(harness, timeout=20):
+    """A worker caught holding requests (or any, after ``timeout``)."""
+    found = {}
+
+    def holding():
+        for proc in harness.alive_workers():
+            held = _held_by(harness, _member(proc))
+            if held:
+                found.update(proc=proc, held=held)
+                return True
+        return False
+    try:
+        backends.wait_for(holding, timeout, interval=0.01)
+    except TimeoutError:
+        alive = backends.wait_for(harness.alive_workers, 60,
+                                  message='no worker alive')
+        found.update(proc=random.choice(alive), held=set())
+    return found['proc'], found['held']
+
+
+def _taken_over(harness, held, timeout=120):
+    """Seconds until every request in ``held`` moved on while its holder
+    is dead or frozen: a newer transition for it, or closed."""
+    started = time.monotonic()
+    mark = harness.progress_mark()
+    if held:
+        backends.wait_for(lambda: _all_moved(harness, held, mark), timeout,
+                          interval=0.05, message='held requests not taken '
+                          'over after %s s' % timeout)
+    return round(time.monotonic() - started, 2)
+
+
+def _all_moved(harness, held, mark):
+    rows = harness.query(
+        "SELECT r.id, (SELECT count(*) FROM transitions t WHERE "
+        "t.request_id = r.id AND t.id > :mark) AS newer FROM requests r "
+        "WHERE r.status IN ('pending', 'applied')", mark=mark)
+    return not (held & {r.id for r in rows if r.newer == 0})
+
+
+def kill_worker(harness, mid_batch=MID_BATCH):
+    harness.wait_progress(mid_batch)
+    victim, _ = _busy_worker(harness)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait()
+    held = _held_by(harness, _member(victim))
+    return Fault('worker SIGKILL', 'SIGKILL to its requests moved on by '
+                 'another worker', _taken_over(harness, held),
+                 [victim], {'held': len(held)})
+
+
+def pause_worker(harness, after=2.0, mid_batch=MID_BATCH):
+    """SIGSTOP a busy worker until its requests were taken over (so past
+    its node locks, 2 s, and its AMQP heartbeat, 4 s), ``after`` more
+    seconds, then SIGCONT: it wakes up mid-batch with stale work."""
+    harness.wait_progress(mid_batch)
+    victim, _ = _busy_worker(harness)
+    victim.send_signal(signal.SIGSTOP)
+    started = time.monotonic()
+    held = _held_by(harness, _member(victim))
+    try:
+        took = _taken_over(harness, held, timeout=60)
+        _pass(max(after, 6.0 - took))
+    finally:
+        victim.send_signal(signal.SIGCONT)
+    return Fault('worker SIGSTOP then SIGCONT', 'SIGSTOP to its requests '
+                 'moved on by another worker', took, [],
+                 {'held': len(held), 'member': _member(victim),
+                  'paused_s': round(time.monotonic() - started, 2)})
+
+
+def kill_api(harness, mid_batch=MID_BATCH):
+    harness.wait_progress(mid_batch)
+    victim = next(a for a in harness.cluster.apis if a.poll() is None)
+    victim.send_signal(signal.SIGKILL)
+    started = time.monotonic()
+    backends.wait_for(lambda: any(
+        a.poll() is None and a is not victim and a.url == victim.url
+        for a in harness.cluster.apis), 30, interval=0.05)
+    backends.wait_for(lambda: cluster_mod._answers(victim.url), 60,
+                      interval=0.05)
+    return Fault('API SIGKILL', 'SIGKILL to the restarted API answering '
+                 '(HAProxy serves from the other meanwhile)',
+                 round(time.monotonic() - started, 2), [victim])
+
+
+def kill_leader(harness, task='timeout', mid_batch=MID_BATCH):
+    harness.wait_progress(mid_batch)
+    before = harness.leader(task)
+    victim = harness.process_of(before.holder)
+    victim.send_signal(signal.SIGKILL)
+    started = time.monotonic()
+    backends.wait_for(lambda: harness.leader(task).epoch > before.epoch,
+                      60, interval=0.05, message='no new leader')
+    return Fault('periodic leader SIGKILL', 'SIGKILL to a new leader '
+                 'elected (epoch bumped)',
+                 round(time.monotonic() - started, 2), [victim],
+                 {'task': task})
+
+
+def _restart(harness, server, name, mid_batch):
+    harness.wait_progress(mid_batch)
+    started = time.monotonic()
+    server.restart()
+    back = time.monotonic()
+    commits = harness.progress_any()
+    backends.wait_for(lambda: harness.progress_any() > commits or
+                      harness.batch_over(), 120, interval=0.05,
+                      message='no commit after the restart')
+    return Fault('%s restart' % name, 'restart (stop, start) to the next '
+                 'committed transition', round(time.monotonic() - started, 2),
+                 [], {'down_s': round(back - started, 2)})
+
+
+def restart_rabbitmq(harness, mid_batch=MID_BATCH):
+    return _restart(harness, harness.servers.rabbit, 'RabbitMQ', mid_batch)
+
+
+def restart_redis(harness, mid_batch=MID_BATCH):
+    return _restart(harness, harness.servers.redis, 'Redis', mid_batch)
+
+
+def restart_database(harness, mid_batch=MID_BATCH):
+    return _restart(harness, harness.servers.mariadb, 'MariaDB', mid_batch)
+
+
+def partition_worker(harness, length=40, mid_batch=MID_BATCH):
+    """Blackhole the proxied worker's connections to Redis until it exits
+    on its own (at most ``length`` seconds), then heal."""
+    proxy, victim = harness.proxy, harness.proxied
+    harness.wait_progress(mid_batch)
+    try:
+        backends.wait_for(lambda: _held_by(harness, _member(victim)), 20,
+                          interval=0.01)
+    except TimeoutError:
+        pass
+    proxy.blackhole()
+    held = _held_by(harness, _member(victim))
+    started = time.monotonic()
+    try:
+        victim.wait(length)
+        detected = round(time.monotonic() - started, 2)
+    except subprocess.TimeoutExpired:
+        detected = None
+    finally:
+        proxy.heal()
+    return Fault('worker partitioned from Redis', 'blackhole to the cut-off '
+                 'worker exiting on its own', detected, [],
+                 {'held': len(held), 'exit': victim.poll(),
+                  'partition_s': length})
+
+
+def poison(harness):
+    """A ledger row whose payload is not JSON, for an error event on a node
+    waiting for a ramdisk that never comes; the re-drive publishes it."""
+    uuid = harness.silent
+    backends.wait_for(lambda: harness.states([uuid]).get(uuid) == 'waiting',
+                      120, interval=0.1)
+    request_id = 'deadbeef-0000-4000-8000-%012d' % random.randrange(10**12)
+    old = timeutils.utcnow() - datetime.timedelta(hours=1)
+    harness.execute(
+        "INSERT INTO requests (id, node_uuid, event, attempt, status, "
+        "payload, deliveries, created_at, updated_at) VALUES (:id, :n, "
+        "'error', 1, 'pending', '{\"error\": ', 0, :t, :t)",
+        id=request_id, n=uuid, t=old)
+    started = time.monotonic()
+    backends.wait_for(lambda: harness.query(
+        'SELECT status FROM requests WHERE id = :i', i=request_id)[0].status
+        == 'dead', 120, interval=0.1, message='poison not dead-lettered')
+    return Fault('poison request', 'injection to dead-lettered',
+                 round(time.monotonic() - started, 2), [],
+                 {'request': request_id, 'node': uuid})
+
+
+def _pass(seconds):
+    """Let ``seconds`` go by (a deadline poll: nothing to wait for)."""
+    deadline = time.monotonic() + seconds
+    backends.wait_for(lambda: time.monotonic() >= deadline,
+                      max(seconds, 0) + 1, interval=0.1)

@@ -1,0 +1,65 @@
+"""A delivery that wakes up after its lock expired (SIGSTOP, a long GC)
+and finds its follow-up beaten by another delivery of the same request
+leaves that request to the other delivery: closing it would make the
+other one's follow-up fail and strand the node (found by the fault
+suite's SIGSTOP test)."""
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from inspector_ha.db import nodes
+from inspector_ha.db import requests
+from inspector_ha.engine import worker as worker_mod
+from inspector_ha.fsm import states as st
+from inspector_ha.messaging import objects
+
+
+@pytest.fixture
+def worker(service):
+    return worker_mod.Worker(service)
+
+
+def _another_delivery_applies_it_again(service, request_id):
+    """After the first commit that leaves the request applied, commit what
+    a redelivery commits first: the same transition, again."""
+    state = {'busy': False, 'done': False}
+
+    def hook(session):
+        if state['busy'] or state['done']:
+            return
+        state['busy'] = True
+        try:
+            request = service.store.transaction(requests.get, request_id)
+            if request.status == requests.APPLIED:
+                node = service.store.transaction(nodes.get,
+                                                 request.node_uuid)
+                service.store.transaction(worker_mod._save, node, request,
+                                          st.ABORTING, 'redelivery', None)
+                state['done'] = True
+        finally:
+            state['busy'] = False
+    return hook
+
+
+def test_a_late_follow_up_leaves_the_request_to_its_other_delivery(
+        worker, service, put_node):
+    uuid = put_node(st.WAITING, manage_boot=False)
+    generation = service.store.transaction(nodes.get, uuid).generation
+    request_id = service.store.transaction(requests.add, uuid, st.ABORT,
+                                           1).id
+    hook = _another_delivery_applies_it_again(service, request_id)
+    sa.event.listen(orm.Session, 'after_commit', hook)
+    try:
+        assert worker.handle(objects.TransitionRequest(
+            request_id=request_id, node_uuid=uuid, event=st.ABORT)) is True
+    finally:
+        sa.event.remove(orm.Session, 'after_commit', hook)
+    # NOTE: this delivery's follow-up (abort_end) lost to the redelivery's
+    # write; the request stays open for the redelivery to finish.
+    assert service.store.transaction(requests.get,
+                                     request_id).status == 'applied'
+    node = service.store.transaction(nodes.get, uuid)
+    assert (node.state, node.generation) == ('aborting', generation + 2)
+    last = service.store.transaction(nodes.history, uuid)[-1]
+    assert (last.actor, last.request_id) == ('redelivery', request_id)
