@@ -2,12 +2,15 @@
 
 from inspector_ha.conf import (accelerators, auth, capabilities,
                                coordination, database, default, discovery,
-                               extra_hardware, ironic, pci_devices, periodic,
-                               port_physnet, processing, queue, worker)
+                               dnsmasq_pxe_filter, extra_hardware, ironic,
+                               iptables, nftables, pci_devices, periodic,
+                               port_physnet, processing, pxe_filter, queue,
+                               worker)
 
 _MODULES = (default, auth, worker, queue, coordination, database, ironic,
             processing, periodic, discovery, capabilities, pci_devices,
-            port_physnet, extra_hardware, accelerators)
+            port_physnet, extra_hardware, accelerators, pxe_filter,
+            iptables, nftables, dnsmasq_pxe_filter)
 
 
 def list_opts():

@@ -1,0 +1,55 @@
+"""[pxe_filter]: the HA PXE filter (which driver, how it is fed)."""
+
+from oslo_config import cfg
+
+GROUP = 'pxe_filter'
+
+OPTS = [
+    cfg.StrOpt('driver', default='noop',
+               choices=[('iptables', 'custom iptables chains'),
+                        ('nftables', 'one nftables table with MAC sets and '
+                                     'a kernel-enforced lease'),
+                        ('dnsmasq', 'dnsmasq dhcp-hostsdir files'),
+                        ('noop', 'no filtering')],
+               help='PXE filter driver (entry point of '
+                    'inspector_ha.pxe_filter). The default, noop, touches '
+                    'nothing, so the quick start never changes the host '
+                    'firewall; a cluster sharing one PXE network needs a '
+                    'real driver.'),
+    cfg.FloatOpt('sync_period', default=15.0, min=0.0, max=30.0,
+                 help='Seconds between polls of Ironic for the black-list '
+                      '(ports of nodes not under introspection); 0 '
+                      'disables polling.'),
+    cfg.FloatOpt('whitelist_period', default=15.0, min=0.0, max=30.0,
+                 help='Seconds between polls of the store for the '
+                      'white-list (MACs under introspection) by the '
+                      'leader; 0 disables polling.'),
+    cfg.BoolOpt('blacklist_pubsub', default=True,
+                help='Follow black-list changes announced on the '
+                     'pub-sub channel (by the port watcher).'),
+    cfg.FloatOpt('port_watch_period', default=0.5, min=0.0, max=30.0,
+                 help='Seconds between the elected port watcher\'s '
+                      'queries for ports created in Ironic since the last '
+                      'one it saw (one small listing), each announced on '
+                      'the black-list channel; 0 disables it. Ironic 39 '
+                      'sends no port notifications (its PortCRUDPayload '
+                      'fails to build), so this is what makes a new port '
+                      'blacklisted everywhere within about a second.'),
+    cfg.BoolOpt('whitelist_pubsub', default=True,
+                help='Follow white-list changes announced on the '
+                     'pub-sub channel (leader only).'),
+    cfg.BoolOpt('deny_unknown_macs', default=False,
+                help='Refuse DHCP to MACs Ironic does not know (only the '
+                     'white-list boots). Not compatible with '
+                     '[processing] node_not_found_hook.'),
+    cfg.FloatOpt('open_lease', default=2.0, min=0.5, max=60.0,
+                 help='Seconds the leader\'s pass rule stays open without '
+                      'renewal (kernel-enforced with nftables), and how '
+                      'long a new leader waits before opening.'),
+    cfg.ListOpt('command_prefix', default=[],
+                help='Prepended to every firewall command, e.g. "sudo" '
+                     'or "ip,netns,exec,NAME".'),
+    cfg.FloatOpt('command_timeout', default=10.0, min=1.0, max=120.0,
+                 help='Seconds a firewall command may run before it is '
+                      'killed and counts as failed.'),
+]

@@ -1,0 +1,112 @@
+"""The PXE filter driver API: one ``State`` in, packets filtered.
+
+Packet semantics when open: a white-listed MAC is allowed; else a
+black-listed MAC is dropped; else the packet is allowed, or dropped with
+``deny_unknown``.  When closed, every DHCP packet to the host is dropped.
+Drivers are stevedore plugins of :data:`NAMESPACE` (one module each).
+"""
+
+import abc
+import logging
+import re
+import typing
+
+from stevedore import driver as stevedore_driver
+
+from inspector_ha.firewall import runner as runner_mod
+
+LOG = logging.getLogger(__name__)
+NAMESPACE = 'inspector_ha.pxe_filter'
+FirewallError = runner_mod.FirewallError
+_MAC = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
+
+
+class State(typing.NamedTuple):
+    """What the filter should let through.
+
+    ``open_for``: None when closed (not the leader, or reset); else this
+    host leads and its pass rule is on, expiring after ``open_for``
+    seconds without :meth:`Driver.renew` where the driver is ``leased``.
+    """
+    open_for: float | None
+    whitelist: frozenset
+    blacklist: frozenset
+    deny_unknown: bool
+
+    @property
+    def is_open(self):
+        return self.open_for is not None
+
+
+CLOSED = State(None, frozenset(), frozenset(), False)
+
+
+def clean_macs(macs):
+    """Sorted lower-case MACs; anything else is logged and left out (it
+    would otherwise end up in a firewall script)."""
+    lowered = {str(mac).lower() for mac in macs}
+    bad = sorted(mac for mac in lowered if not _MAC.match(mac))
+    if bad:
+        LOG.warning('Not filtering invalid MAC addresses: %s', bad)
+    return sorted(lowered.difference(bad))
+
+
+def dhcp_ports(conf):
+    """UDP ports of the PXE DHCP service for ``[iptables] ip_version``."""
+    return (67, 547) if conf.iptables.ip_version == '6' else (67,)
+
+
+class Driver(abc.ABC):
+    """A PXE filter on one host; the caller serializes calls."""
+
+    leased = False
+    """True when the pass rule expires by itself (kernel-enforced)."""
+
+    def __init__(self, conf, runner):
+        self.conf = conf
+        self.runner = runner
+        self.interface = conf.iptables.dnsmasq_interface
+        self.applied = None
+
+    @property
+    def name(self):
+        return type(self).__module__.rsplit('.', 1)[-1]
+
+    @abc.abstractmethod
+    def init(self):
+        """Remove leftovers of an earlier run, create the structures, PXE
+        blocked."""
+
+    @abc.abstractmethod
+    def apply(self, state):
+        """Make the filter match ``state``, atomically where possible."""
+
+    def renew(self, open_for):
+        """Re-arm the pass rule's lease (no-op without leases)."""
+
+    @abc.abstractmethod
+    def block(self):
+        """Close PXE completely, fast, whatever state the host is in."""
+
+    def describe(self):
+        """A small JSON-able dict of the filter state (from memory)."""
+        state = self.applied
+        return {'driver': self.name,
+                'open': bool(state and state.is_open),
+                'whitelist': len(state.whitelist) if state else 0,
+                'blacklist': len(state.blacklist) if state else 0,
+                'deny_unknown': bool(state and state.deny_unknown)}
+
+
+def load(conf, stop=None):
+    """The driver named by ``[pxe_filter] driver``, with its Runner."""
+    opts = conf.pxe_filter
+    if opts.deny_unknown_macs and conf.processing.node_not_found_hook:
+        raise ValueError('[pxe_filter] deny_unknown_macs and [processing] '
+                         'node_not_found_hook exclude each other')
+    runner = runner_mod.Runner(opts.command_prefix, opts.command_timeout,
+                               stop)
+    manager = stevedore_driver.DriverManager(
+        NAMESPACE, opts.driver, invoke_on_load=True,
+        invoke_args=(conf, runner))
+    return manager.driver

@@ -1,0 +1,153 @@
+"""dnsmasq: one ``--dhcp-hostsdir`` file per MAC, and a wildcard file.
+
+``aa:bb:cc:dd:ee:ff,ignore`` denies a MAC, ``aa:bb:cc:dd:ee:ff`` allows it
+(a per-MAC allow beats the wildcard's ignore, and the reverse), and
+``unknown_hosts_filter`` holds the policy for every other MAC.  dnsmasq
+reads new and renamed files through inotify but forgets deleted ones only
+on SIGHUP, so files are never deleted while it runs: a MAC that left both
+lists gets the unknown-host policy.  Each file is written to a dot-file
+(which dnsmasq ignores) and renamed; denials are written before
+permissions, so no intermediate state allows a MAC both states deny.
+"""
+
+import os
+import pathlib
+import re
+
+from inspector_ha.firewall import base
+
+WILDCARD = 'unknown_hosts_filter'
+ALLOW, IGNORE = 'allow', 'ignore'
+_NAME = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
+_TEMP = re.compile(r'^\..*\.tmp$')
+
+
+def content(name, policy):
+    """The text of the file ``name`` for ``policy``."""
+    host = '*:*:*:*:*:*' if name == WILDCARD else name
+    return host + (',ignore\n' if policy == IGNORE else '\n')
+
+
+def policies(state, known):
+    """The policy of every file for ``state``; ``known``: the MACs that
+    already have a file.  Closed, every list MAC gets a denying file too,
+    so that opening later writes only the white-list and the wildcard."""
+    white = base.clean_macs(state.whitelist)
+    black = base.clean_macs(state.blacklist)
+    if not state.is_open:
+        result = dict.fromkeys([*known, *black, *white], IGNORE)
+        result[WILDCARD] = IGNORE
+        return result
+    unknown = IGNORE if state.deny_unknown else ALLOW
+    result = dict.fromkeys(known, unknown)
+    result.update(dict.fromkeys(black, IGNORE))
+    result.update(dict.fromkeys(white, ALLOW))
+    result[WILDCARD] = unknown
+    return result
+
+
+def changes(written, wanted):
+    """The files to write, ``[(name, policy)]``: denials first (the
+    wildcard first among them), then permissions."""
+    todo = [(n, p) for n, p in wanted.items() if written.get(n) != p]
+    return sorted(todo, key=lambda item: (item[1] != IGNORE,
+                                          item[0] != WILDCARD, item[0]))
+
+
+def _write(dir_fd, name, text):
+    """Write ``name`` as a whole: a dot-file (which dnsmasq ignores),
+    renamed over it (dnsmasq reads it on IN_MOVED_TO)."""
+    tmp = '.%s.tmp' % name
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644,
+                 dir_fd=dir_fd)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+    os.rename(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+
+
+class DnsmasqDriver(base.Driver):
+    """PXE filter through ``[dnsmasq_pxe_filter] dhcp_hostsdir``."""
+
+    def __init__(self, conf, runner):
+        super().__init__(conf, runner)
+        opts = conf.dnsmasq_pxe_filter
+        self.hostsdir = pathlib.Path(opts.dhcp_hostsdir)
+        self.purge = opts.purge_dhcp_hostsdir
+        self.start_command = opts.dnsmasq_start_command
+        self.stop_command = opts.dnsmasq_stop_command
+        self.written = {}
+        self.started = False
+
+    def init(self):
+        self.applied = None
+        self.hostsdir.mkdir(parents=True, exist_ok=True)
+        for path in self._files(_TEMP):
+            path.unlink()
+        self.written = self.read()
+        if self.purge:
+            self._purge()
+        self.apply(base.CLOSED)
+
+    def apply(self, state):
+        self.applied = None
+        wanted = policies(state, [n for n in self.written if n != WILDCARD])
+        self._write_all(changes(self.written, wanted))
+        self.applied = state
+        if not self.started:
+            self.runner.shell(self.start_command)
+            self.started = True
+
+    def block(self):
+        self.applied = None
+        self.hostsdir.mkdir(parents=True, exist_ok=True)
+        for path in self._files():  # unknown content: rewrite it
+            self.written.setdefault(path.name, None)
+        wanted = dict.fromkeys(self.written, IGNORE)
+        wanted[WILDCARD] = IGNORE
+        self._write_all(changes(self.written, wanted))
+        self.started = False
+        self.runner.shell(self.stop_command, urgent=True)
+
+    def describe(self):
+        info = super().describe()
+        info.update(hostsdir=str(self.hostsdir), files=len(self.written),
+                    unknown_hosts=self.written.get(WILDCARD))
+        return info
+
+    def read(self):
+        """``{name: policy}`` of the files in the directory."""
+        found = {}
+        for path in self._files():
+            text = path.read_text(errors='replace').strip()
+            found[path.name] = IGNORE if text.endswith(',ignore') else ALLOW
+        return found
+
+    def _files(self, pattern=None):
+        """Our files in the directory (or those matching ``pattern``)."""
+        if not self.hostsdir.is_dir():
+            return []
+        return [p for p in self.hostsdir.iterdir()
+                if (pattern.match(p.name) if pattern else
+                    p.name == WILDCARD or _NAME.match(p.name))]
+
+    def _purge(self):
+        """Deny, then delete, the files of an earlier run: dnsmasq keeps
+        the last record of a deleted file until SIGHUP."""
+        self._write_all(changes(self.written,
+                                dict.fromkeys(self.written, IGNORE)))
+        for path in self._files():
+            path.unlink()
+        self.written = {}
+
+    def _write_all(self, todo):
+        if not todo:
+            return
+        dir_fd = os.open(self.hostsdir, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for name, policy in todo:
+                _write(dir_fd, name, content(name, policy))
+                self.written[name] = policy
+        finally:
+            os.close(dir_fd)

@@ -1,0 +1,72 @@
+"""The black-list and white-list one process keeps, and their changes.
+
+Both are keyed so that pub-sub removals can name what they remove: the
+black-list by Ironic port id, the white-list by node UUID. Every change
+sets :attr:`Lists.changed`, which wakes the firewall thread.
+"""
+
+import threading
+
+from inspector_ha.firewall import base
+
+
+class Lists:
+    def __init__(self, deny_unknown):
+        self._lock = threading.Lock()
+        self._black = {}
+        self._white = {}
+        self.deny_unknown = deny_unknown
+        self.changed = threading.Event()
+        self.black_built = threading.Event()
+
+    def replace_black(self, ports):
+        """The whole black-list: ``{port_id: mac}`` from Ironic."""
+        with self._lock:
+            changed = ports != self._black
+            self._black = dict(ports)
+        self.black_built.set()
+        self._mark(changed)
+
+    def black(self, op, port_id, mac):
+        with self._lock:
+            before = self._black.get(port_id)
+            if op == 'add':
+                self._black[port_id] = mac.lower()
+            else:
+                self._black.pop(port_id, None)
+            changed = before != self._black.get(port_id)
+        self._mark(changed)
+
+    def replace_white(self, nodes):
+        """The whole white-list: ``{node_uuid: {mac, ...}}`` from SQL."""
+        nodes = {u: frozenset(m) for u, m in nodes.items()}
+        with self._lock:
+            changed = nodes != self._white
+            self._white = nodes
+        self._mark(changed)
+
+    def white(self, op, node_uuid, macs):
+        with self._lock:
+            before = self._white.get(node_uuid)
+            if op == 'add':
+                self._white[node_uuid] = frozenset(m.lower() for m in macs)
+            else:
+                self._white.pop(node_uuid, None)
+            changed = before != self._white.get(node_uuid)
+        self._mark(changed)
+
+    def clear_white(self):
+        self.replace_white({})
+
+    def state(self, open_for):
+        """The :class:`base.State` for these lists (no white-list when
+        closed: only the leader keeps one)."""
+        with self._lock:
+            black = frozenset(self._black.values())
+            white = frozenset().union(*self._white.values()) \
+                if open_for is not None else frozenset()
+        return base.State(open_for, white, black, self.deny_unknown)
+
+    def _mark(self, changed):
+        if changed:
+            self.changed.set()

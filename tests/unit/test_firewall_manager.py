@@ -1,0 +1,62 @@
+"""The firewall's lists and the port watcher, without a network."""
+
+from inspector_ha.firewall import lists as lists_mod
+from inspector_ha.firewall import watcher as watcher_mod
+
+
+class FakeIronic:
+    def __init__(self):
+        self.ports = []
+
+    def all_ports(self, after=None):
+        ids = [p['id'] for p in self.ports]
+        start = ids.index(after) + 1 if after else 0
+        return self.ports[start:]
+
+
+class FakeService:
+    class conf:
+        class iptables:
+            ethoib_interfaces = []
+
+    def __init__(self):
+        self.ironic = FakeIronic()
+
+
+class Recorder:
+    def __init__(self):
+        self.announced = []
+
+    def blacklist(self, op, port_id, mac):
+        self.announced.append((op, port_id, mac))
+
+
+def _port(n):
+    return {'id': 'port-%d' % n, 'address': '52:54:00:00:00:%02x' % n,
+            'extra': {}}
+
+
+def test_the_watcher_announces_only_ports_created_after_its_first_run():
+    service, bus = FakeService(), Recorder()
+    watch = watcher_mod.PortWatcher(bus)
+    watch(service, None)
+    service.ironic.ports.append(_port(1))
+    watch(service, None)
+    watch(service, None)
+    service.ironic.ports.append(_port(2))
+    watch(service, None)
+    assert bus.announced == [('add', 'port-1', '52:54:00:00:00:01'),
+                             ('add', 'port-2', '52:54:00:00:00:02')]
+
+
+def test_the_white_list_is_part_of_the_state_only_when_open():
+    lists = lists_mod.Lists(deny_unknown=False)
+    lists.replace_black({'p1': '52:54:00:00:00:01'})
+    lists.white('add', 'node-1', ['52:54:00:00:00:02'])
+    assert lists.changed.is_set()
+    closed, opened = lists.state(None), lists.state(2.0)
+    assert closed.whitelist == frozenset()
+    assert opened.whitelist == {'52:54:00:00:00:02'}
+    assert closed.blacklist == opened.blacklist == {'52:54:00:00:00:01'}
+    lists.white('remove', 'node-1', [])
+    assert lists.state(2.0).whitelist == frozenset()
