@@ -1,5 +1,6 @@
 """Shared start-up: configuration, logging, signals, the HTTP server."""
 
+import faulthandler
 import logging
 import os
 import signal
@@ -48,6 +49,10 @@ def _logging(conf):
 
 
 def on_signals(stop_callback):
+    """SIGTERM/SIGINT stop gracefully; SIGUSR1 dumps every thread's stack
+    to stderr (the log) for an operator looking at a stuck process."""
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+
     def _handler(signum, _frame):
         LOG.info('Signal %d received, stopping', signum)
         threading.Thread(target=stop_callback, daemon=True).start()

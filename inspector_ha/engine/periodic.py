@@ -38,11 +38,23 @@ def time_out(service, fence):
             _add_timeouts, fence, service.conf.timeout))
 
 
-def sync_with_ironic(service, fence):
-    """Queue a delete request for every node Ironic no longer has."""
-    in_ironic = service.ironic.node_uuids()
-    _publish(service, service.store.transaction(_add_deletes, fence,
-                                                in_ironic))
+class IronicSync:
+    """Queue a delete request for every node Ironic no longer has.
+
+    A node is taken for gone only when two listings in a row miss it, the
+    second begun after the first run read our nodes. One listing is not
+    enough: a node created in Ironic and started while Ironic was being
+    listed is in our table but not in that listing. No clocks compared.
+    """
+
+    def __init__(self):
+        self._suspects = frozenset()
+
+    def __call__(self, service, fence):
+        in_ironic = service.ironic.node_uuids()
+        added, self._suspects = service.store.transaction(
+            _add_deletes, fence, in_ironic, self._suspects)
+        _publish(service, added)
 
 
 def clean_up_data(service, fence):
@@ -75,12 +87,13 @@ def _add_timeouts(session, fence, timeout):
                         for n in expired) if r is not None]
 
 
-def _add_deletes(session, fence, in_ironic):
+def _add_deletes(session, fence, in_ironic, suspects):
+    """Delete requests for the missing ``suspects``; the new suspects."""
     fence(session)
-    ours = session.scalars(sa.select(models.Node.uuid)).all()
-    return [r for r in (_add_once(session, u, DELETE, None)
-                        for u in ours if u not in in_ironic)
-            if r is not None]
+    missing = frozenset(session.scalars(sa.select(models.Node.uuid))) - \
+        frozenset(in_ironic)
+    added = [_add_once(session, u, DELETE, None) for u in missing & suspects]
+    return [r for r in added if r is not None], missing
 
 
 def _add_once(session, node_uuid, event, attempt):
@@ -111,7 +124,7 @@ def tasks(service):
     wanted = [('timeout', conf.clean_up_period, time_out),
               ('redrive', conf.worker.redrive_period, redrive),
               ('ironic_sync', conf.periodic.ironic_sync_period,
-               sync_with_ironic),
+               IronicSync()),
               ('data_cleanup', conf.periodic.data_cleanup_period,
                clean_up_data)]
     found = [leadership.LeaderTask(service, name, period, func)

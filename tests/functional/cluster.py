@@ -5,6 +5,7 @@ import pathlib
 import signal
 import subprocess
 import sys
+import time
 
 import requests
 
@@ -97,6 +98,14 @@ class Cluster:
                 proc.kill()
                 codes[proc.name] = 'killed'
         return codes
+
+    def dump_stacks(self):
+        """SIGUSR1 to every live process: each writes its threads' stacks
+        to its log (faulthandler), to explain a stall after the fact."""
+        for proc in self.apis + self.workers:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGUSR1)
+        time.sleep(0.5)  # NOTE: faulthandler writes asynchronously
 
     def logs(self, lines=40):
         return '\n'.join('== %s\n%s' % (p.name, backends._log_tail(

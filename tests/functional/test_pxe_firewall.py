@@ -185,6 +185,10 @@ def test_sigkill_of_the_leader_moves_pxe_with_at_most_one_host_open(
             lambda: (lambda s: s if s not in (None, old.address) else None)(
                 node.dhcp(timeout=1)), 30, interval=0,
             message='no other host served the node')
+    except TimeoutError:
+        firewalled.cluster.dump_stacks()
+        print(firewalled.cluster.logs(200))
+        raise
     finally:
         samples = sampler.stop()
     took = time.monotonic() - killed

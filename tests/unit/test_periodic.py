@@ -92,3 +92,40 @@ def test_a_deposed_leader_counts_its_refused_write_and_publishes_it(
         service.leader_tasks = []
     assert service.membership.capabilities['fenced_writes'] == {
         'timeout': 1}
+
+
+class _Listing:
+    """Stands in for Ironic's node listing (what it returned, in order)."""
+
+    def __init__(self, *listings):
+        self._listings = list(listings)
+
+    def node_uuids(self):
+        return self._listings.pop(0)
+
+
+def test_a_node_started_during_an_ironic_listing_is_not_deleted(
+        service, put_node):
+    node = put_node(st.WAITING)
+    sync = periodic.IronicSync()
+    fence = _fence(service, 'ironic_sync')
+    # NOTE: the first listing began before the node was started.
+    service.ironic = _Listing(set(), {node}, {node})
+    sync(service, fence)
+    sync(service, fence)
+    sync(service, fence)
+    assert _open_requests(service, periodic.DELETE) == []
+
+
+def test_a_node_missing_from_two_listings_in_a_row_gets_one_delete(
+        service, put_node):
+    node = put_node(st.WAITING)
+    sync = periodic.IronicSync()
+    fence = _fence(service, 'ironic_sync')
+    service.ironic = _Listing(set(), set(), set())
+    sync(service, fence)
+    assert _open_requests(service, periodic.DELETE) == []
+    sync(service, fence)
+    sync(service, fence)
+    assert [r.node_uuid for r in _open_requests(
+        service, periodic.DELETE)] == [node]
