@@ -164,15 +164,26 @@ def test_with_deny_unknown_macs_only_introspected_nodes_boot(firewalled):
     assert unknown.dhcp(timeout=3) is None
 
 
-# NOTE: passed in 4 of 5 runs (failover 2.9 to 4.0 s); in one CI run the new
-# leader logged its election and then never opened PXE within 30 s, while
-# the invariant held. Under investigation (issue 5); kept running so that
-# both outcomes stay visible in every CI log.
-@pytest.mark.xfail(strict=False, reason='rare stall of a newly elected '
-                   'firewall leader before it opens PXE (issue 5)')
+def _explain_stall(setup, uuid, samples):
+    """What a failed failover leaves behind: which hosts were open, the
+    node's status, every process's thread stacks (in its log)."""
+    opened = collections.Counter(tuple(o) for _, o in samples)
+    print('open hosts over %d samples: %s' % (len(samples), dict(opened)))
+    print('node status: %s' % batch._states(setup.api, [uuid]))
+    setup.cluster.dump_stacks()
+    print(setup.cluster.logs(200))
+
+
+# NOTE: passed 12 runs in a row alone (failover 2.0 to 4.1 s). In one CI run,
+# after the fault suite had filled Ironic with nodes, the new leader never
+# served the node within 30 s. A likely cause was fixed (the Ironic sync
+# could delete a node started while Ironic was being listed); the test
+# stays non-strict xfail until CI runs show it passes there too (issue 5).
+@pytest.mark.xfail(strict=False, reason='one unexplained CI stall of a new '
+                   'firewall leader (issue 5)')
 def test_sigkill_of_the_leader_moves_pxe_with_at_most_one_host_open(
         firewalled):
-    _uuid, node = _node_under_introspection(firewalled)
+    uuid, node = _node_under_introspection(firewalled)
     old = firewalled.leader_host()
     assert node.dhcp(timeout=3) == old.address
     sampler = Sampler(firewalled.lab.hosts)
@@ -186,8 +197,7 @@ def test_sigkill_of_the_leader_moves_pxe_with_at_most_one_host_open(
                 node.dhcp(timeout=1)), 30, interval=0,
             message='no other host served the node')
     except TimeoutError:
-        firewalled.cluster.dump_stacks()
-        print(firewalled.cluster.logs(200))
+        _explain_stall(firewalled, uuid, sampler.stop())
         raise
     finally:
         samples = sampler.stop()
