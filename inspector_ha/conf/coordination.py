@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from inspector_ha.conf import retry
+
 GROUP = 'coordination'
 
 OPTS = [
@@ -19,8 +21,6 @@ OPTS = [
                       'bounds leader failover after a crash.'),
     cfg.FloatOpt('watch_period', default=0.5, min=0.05, max=60.0,
                  help='How often group membership changes are checked.'),
-    cfg.IntOpt('retry_count', default=5, min=0, max=1000,
-               help='Attempts of a coordination call before giving up.'),
-    cfg.FloatOpt('retry_timeout', default=1.0, min=0.0, max=300.0,
-                 help='Pause between coordination attempts, in seconds.'),
-]
+] + retry.retry_opts(
+    'Attempts of a coordination call before giving up.',
+    'Pause between coordination attempts, in seconds.')

@@ -2,6 +2,8 @@
 
 from oslo_config import cfg
 
+from inspector_ha.conf import retry
+
 GROUP = 'database'
 
 OPTS = [
@@ -16,8 +18,6 @@ OPTS = [
                     'releasing its row locks so that elections and other '
                     'writers are not blocked; 0 leaves the server default. '
                     'PostgreSQL and MariaDB.'),
-    cfg.IntOpt('retry_count', default=5, min=0, max=1000,
-               help='Attempts of a database call before giving up.'),
-    cfg.FloatOpt('retry_timeout', default=1.0, min=0.0, max=300.0,
-                 help='Pause between database attempts, in seconds.'),
-]
+] + retry.retry_opts(
+    'Attempts of a database call before giving up.',
+    'Pause between database attempts, in seconds.')

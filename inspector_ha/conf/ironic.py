@@ -3,16 +3,16 @@
 from keystoneauth1 import loading
 from oslo_config import cfg
 
+from inspector_ha.conf import retry
+
 GROUP = 'ironic'
 
 OPTS = [
-    cfg.IntOpt('retry_count', default=5, min=0, max=1000,
-               help='Attempts of an Ironic call before giving up.'),
-    cfg.FloatOpt('retry_timeout', default=1.0, min=0.0, max=300.0,
-                 help='Pause between Ironic attempts, in seconds.'),
     cfg.StrOpt('api_version', default='1.81',
                help='Bare metal API microversion requested from Ironic.'),
-]
+] + retry.retry_opts(
+    'Attempts of an Ironic call before giving up.',
+    'Pause between Ironic attempts, in seconds.')
 
 # keystoneauth's own options (auth_type, endpoint_override, ...) keep the
 # names operators already use in ironic-inspector's [ironic] section.

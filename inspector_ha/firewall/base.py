@@ -88,6 +88,23 @@ class Driver(abc.ABC):
     def block(self):
         """Close PXE completely, fast, whatever state the host is in."""
 
+    def _apply_changes(self, last, state):
+        """Turn ``last`` into ``state`` by changes only (no rebuild)."""
+        raise FirewallError(['changes'], None, 'not supported')
+
+    def _diff_applied(self, last, state):
+        """Apply ``state`` as changes to ``last``; False if it cannot
+        (nothing applied yet, ``deny_unknown`` changed, or the changes
+        failed): the caller then rebuilds."""
+        if last is None or last.deny_unknown != state.deny_unknown:
+            return False
+        try:
+            self._apply_changes(last, state)
+        except FirewallError as exc:
+            LOG.warning('%s: rebuilding the filter: %s', self.name, exc)
+            return False
+        return True
+
     def describe(self):
         """A small JSON-able dict of the filter state (from memory)."""
         state = self.applied

@@ -130,16 +130,8 @@ class IptablesDriver(base.Driver):
         while self._jump_exists():
             self._iptables(['-D', 'INPUT'] + self._jump_spec())
 
-    def _diff_applied(self, last, state):
-        """Apply ``state`` as changes to ``last``; False if it cannot."""
-        if last is None:
-            return False
-        try:
-            self._restore(self.changes_script(last, state))
-        except base.FirewallError as exc:
-            base.LOG.warning('Rebuilding chains %s: %s', self.white, exc)
-            return False
-        return True
+    def _apply_changes(self, last, state):
+        self._restore(self.changes_script(last, state))
 
     def _iptables(self, args, urgent=False):
         self.runner.run([self.iptables, '-w'] + args, urgent=urgent)

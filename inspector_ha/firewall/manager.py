@@ -99,21 +99,17 @@ class Firewall(threading.Thread):
         if not self.lists.black_built.is_set():
             LOG.info('Black-list not built yet; PXE stays blocked')
             return
-        self.lists.changed.clear()
-        lease = self._opts.open_lease
-        state = self.lists.state(lease)
-        with self._lock:
-            if state != self.driver.applied:
-                self.driver.apply(state)
-            else:
-                self.driver.renew(lease)
+        self._apply(self._opts.open_lease, renew=True)
 
-    def _apply(self, open_for):
+    def _apply(self, open_for, renew=False):
+        """Apply the lists' state if it changed (else renew the lease)."""
         self.lists.changed.clear()
         state = self.lists.state(open_for)
         with self._lock:
             if state != self.driver.applied:
                 self.driver.apply(state)
+            elif renew:
+                self.driver.renew(open_for)
 
     def _pause(self, seconds):
         """Wait, waking early on a change; True if reset or stopping."""

@@ -140,16 +140,8 @@ class NftablesDriver(base.Driver):
         return ['%s element inet %s %s { %s }\n'
                 % (verb, self.table, name, _elements(values))]
 
-    def _diff_applied(self, last, state):
-        """Apply ``state`` as changes to ``last``; False if it cannot."""
-        if last is None or last.deny_unknown != state.deny_unknown:
-            return False
-        try:
-            self._nft(self.changes_script(last, state))
-        except base.FirewallError as exc:
-            base.LOG.warning('Rebuilding table %s: %s', self.table, exc)
-            return False
-        return True
+    def _apply_changes(self, last, state):
+        self._nft(self.changes_script(last, state))
 
     def _applied(self, state):
         self.applied = state
