@@ -121,7 +121,7 @@ class Worker:
         except nodes.StaleWrite as exc:
             self._log(request, node, request.event, to_state, 'stale')
             return self._put_back(str(exc))
-        self._log(request, node, request.event, to_state, 'committed')
+        self._committed(request, node, request.event, to_state)
         node = saved
         event, error = self._tasks.run(request.event, to_state, node,
                                        request)
@@ -141,8 +141,15 @@ class Worker:
                 return True
             return self._done(request, str(exc))
         if event is not None:
-            self._log(request, node, event, to_state, 'committed')
+            self._committed(request, node, event, to_state)
         return True
+
+    def _committed(self, request, node, event, to_state):
+        """Log a committed transition; one that ends the introspection
+        takes the node's MACs off the PXE white-list at once."""
+        self._log(request, node, event, to_state, 'committed')
+        if to_state in st.FINAL_STATES:
+            self._svc.announce_whitelist('remove', node.uuid, ())
 
     def _log(self, request, node, event, to_state, outcome):
         """One ``TRANSITION`` line per attempted transition."""
@@ -180,11 +187,12 @@ class Worker:
                 self._log(request, node, st.FAIL, st.ERROR, 'stale')
             return self._put_back(str(exc))
         if fail:
-            self._log(request, node, st.FAIL, st.ERROR, 'committed')
+            self._committed(request, node, st.FAIL, st.ERROR)
         return True
 
     def _delete(self, request):
         self._store.transaction(_delete, request)
+        self._svc.announce_whitelist('remove', request.node_uuid, ())
         return True
 
 

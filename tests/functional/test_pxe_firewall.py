@@ -11,6 +11,7 @@ import threading
 import time
 
 import pytest
+import requests
 
 import backends
 import cluster as cluster_mod
@@ -136,10 +137,15 @@ def _known_node(setup):
     return setup.lab.add_node(mac)
 
 
+def whitelisted(host, mac):
+    out = _nft(host, 'list', 'set', 'inet', TABLE, 'white').stdout
+    return mac in out
+
+
 def test_only_the_leaders_host_serves_and_only_nodes_it_should(firewalled):
     leader = firewalled.leader_host()
     assert firewalled.open_hosts() == [leader]
-    _uuid, introspected = _node_under_introspection(firewalled)
+    uuid, introspected = _node_under_introspection(firewalled)
     known = _known_node(firewalled)
     unknown = firewalled.lab.add_node('02:00:5e:10:00:01')
     assert introspected.dhcp(timeout=3) == leader.address
@@ -152,6 +158,26 @@ def test_only_the_leaders_host_serves_and_only_nodes_it_should(firewalled):
              firewalled.status()['members'].items()}
     assert [n for n, f in shown.items() if f and f['open']] == [
         'worker-%d' % (leader.index - 1)], shown
+    _ended_introspection_leaves_the_white_list(firewalled, leader, uuid,
+                                               introspected)
+
+
+def _ended_introspection_leaves_the_white_list(setup, leader, uuid, node):
+    """Abort: the node's MAC leaves the leader's white-list within 1 s
+    (the worker announces it) and, Ironic knowing it, it gets no lease."""
+    assert whitelisted(leader, node.mac)
+    resp = requests.post('%s/v1/introspection/%s/abort' % (setup.api, uuid),
+                         timeout=30)
+    assert resp.status_code == 202, resp.text
+    backends.wait_for(lambda: batch._states(setup.api, [uuid])[uuid][
+        'finished'], 30, interval=0.02, message='abort did not finish')
+    ended = time.monotonic()
+    backends.wait_for(lambda: not whitelisted(leader, node.mac), 5,
+                      interval=0.02, message='MAC still white-listed')
+    took = time.monotonic() - ended
+    print('MAC off the white-list %.2f s after the abort finished' % took)
+    assert took < 1.0
+    assert node.dhcp(timeout=3) is None
 
 
 @pytest.mark.parametrize('firewalled', [{'deny_unknown_macs': 'true'}],
