@@ -96,6 +96,7 @@ def _waiting_nodes(cluster, ironic, count):
 
 def _timed_out(api_url, uuids):
     states = batch._states(api_url, uuids)
+    assert all('state' in s for s in states.values()), states
     return all(s['state'] == 'error' for s in states.values())
 
 
