@@ -54,6 +54,9 @@ class IronicSync:
         in_ironic = service.ironic.node_uuids()
         added, self._suspects = service.store.transaction(
             _add_deletes, fence, in_ironic, self._suspects)
+        if added:
+            LOG.info('Ironic no longer has nodes %s: deleting them',
+                     sorted(r.node_uuid for r in added))
         _publish(service, added)
 
 

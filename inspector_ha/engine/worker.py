@@ -192,6 +192,8 @@ class Worker:
 
     def _delete(self, request):
         self._store.transaction(_delete, request)
+        LOG.info('Node %s deleted (request %s)', request.node_uuid,
+                 request.id)
         self._svc.announce_whitelist('remove', request.node_uuid, ())
         return True
 

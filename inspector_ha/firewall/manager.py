@@ -40,6 +40,7 @@ class Firewall(threading.Thread):
         self.epoch = None
         self._lock = threading.Lock()
         self._polled = 0.0
+        self._armed_at = None
 
     def run(self):
         try:
@@ -82,9 +83,13 @@ class Firewall(threading.Thread):
             leaders.elect, LEADERSHIP, self._svc.member_id)
         LOG.info('Leading the firewall with epoch %d; opening PXE in '
                  '%.1f s', self.epoch, self._opts.open_lease)
-        if self._pause(self._opts.open_lease):
+        # NOTE: the whole lease, whatever list changes meanwhile: before it
+        # has passed, the old leader's pass rule may still be armed.
+        self._svc.stop.wait(self._opts.open_lease)
+        if self._svc.stop.is_set() or self.reset.is_set():
             return
         self._poll_whitelist()
+        self._armed_at = None
         while not self._svc.stop.is_set() and not self.reset.is_set():
             self._svc.store.transaction(self._fence)
             self._open()
@@ -99,7 +104,21 @@ class Firewall(threading.Thread):
         if not self.lists.black_built.is_set():
             LOG.info('Black-list not built yet; PXE stays blocked')
             return
+        self._note_lease()
         self._apply(self._opts.open_lease, renew=True)
+        self._armed_at = time.monotonic()
+
+    def _note_lease(self):
+        """Log the first opening, and any lapse of the lease (a renewal
+        later than the lease: PXE was closed in between)."""
+        now, lease = time.monotonic(), self._opts.open_lease
+        if self._armed_at is None:
+            state = self.lists.state(lease)
+            LOG.info('Opening PXE: %d white-listed, %d black-listed MACs',
+                     len(state.whitelist), len(state.blacklist))
+        elif now - self._armed_at > lease:
+            LOG.warning('PXE lease lapsed: renewed %.2f s after arming it '
+                        'for %.1f s', now - self._armed_at, lease)
 
     def _apply(self, open_for, renew=False):
         """Apply the lists' state if it changed (else renew the lease)."""
@@ -112,9 +131,8 @@ class Firewall(threading.Thread):
                 self.driver.renew(open_for)
 
     def _pause(self, seconds):
-        """Wait, waking early on a change; True if reset or stopping."""
+        """Wait, waking early on a list change (or a reset)."""
         self.lists.changed.wait(seconds)
-        return self._svc.stop.is_set() or self.reset.is_set()
 
     def _poll_whitelist(self, due_only=False):
         period = self._opts.whitelist_period

@@ -1,6 +1,11 @@
 """The firewall's lists and the port watcher, without a network."""
 
+import threading
+import time
+
+from inspector_ha.firewall import base
 from inspector_ha.firewall import lists as lists_mod
+from inspector_ha.firewall import manager
 from inspector_ha.firewall import watcher as watcher_mod
 
 
@@ -60,3 +65,46 @@ def test_the_white_list_is_part_of_the_state_only_when_open():
     assert closed.blacklist == opened.blacklist == {'52:54:00:00:00:01'}
     lists.white('remove', 'node-1', [])
     assert lists.state(2.0).whitelist == frozenset()
+
+
+class RecordingDriver(base.Driver):
+    """A driver plugin that only records when each state was applied."""
+
+    def __init__(self, conf):
+        super().__init__(conf, runner=None)
+        self.applied_at = []
+
+    def init(self):
+        self.applied = base.CLOSED
+
+    def apply(self, state):
+        self.applied = state
+        self.applied_at.append((time.monotonic(), state.is_open))
+
+    def block(self):
+        self.applied = base.CLOSED
+
+
+class SilentBus:
+    def serve(self, lists):
+        pass
+
+
+def test_a_new_leader_waits_the_whole_lease_whatever_changes_meanwhile(
+        service):
+    service.conf.set_override('open_lease', 0.5, 'pxe_filter')
+    driver = RecordingDriver(service.conf)
+    firewall = manager.Firewall(service, driver, SilentBus())
+    firewall.lists.replace_black({})
+    elected = time.monotonic()
+    leading = threading.Thread(target=firewall._lead, daemon=True)
+    leading.start()
+    while not any(is_open for _, is_open in driver.applied_at):
+        firewall.lists.black('add', 'port-%f' % time.monotonic(),
+                             '52:54:00:00:00:01')
+        assert time.monotonic() - elected < 10, 'never opened'
+        time.sleep(0.01)
+    firewall.reset.set()
+    leading.join(10)
+    opened = min(at for at, is_open in driver.applied_at if is_open)
+    assert opened - elected >= 0.5
