@@ -172,10 +172,16 @@ class BlacklistSync(threading.Thread):
         self._lists = lists
 
     def run(self):
+        """Sync at a fixed rate: a listing starts every period (or at once
+        when the last one took longer), so a new port is listed within
+        one period and applied one listing later."""
         period = self._svc.conf.pxe_filter.sync_period
         try:
+            began = time.monotonic()
             self._sync()
-            while period and not self._svc.stop.wait(period):
+            while period and not self._svc.stop.wait(
+                    max(0.0, began + period - time.monotonic())):
+                began = time.monotonic()
                 self._sync()
         except retry.Interrupted:
             pass
