@@ -8,12 +8,14 @@ waiting node, so reading the ramdisk's message raises on every delivery.
 
 import pytest
 
+from deliveries import deliver as _deliver
+from deliveries import node as _node
+from deliveries import request as _request
 from inspector_ha.db import models
 from inspector_ha.db import nodes
 from inspector_ha.db import requests
 from inspector_ha.engine import worker as worker_mod
 from inspector_ha.fsm import states as st
-from inspector_ha.messaging import objects
 
 MAX = 3
 
@@ -32,20 +34,6 @@ def _poison(service, uuid):
 
 def _corrupt(session, request_id):
     session.get(models.Request, request_id).payload = '{"error": '
-
-
-def _deliver(worker, service, request_id):
-    row = service.store.transaction(requests.get, request_id)
-    return worker.handle(objects.TransitionRequest(
-        request_id=request_id, node_uuid=row.node_uuid, event=row.event))
-
-
-def _request(service, request_id):
-    return service.store.transaction(requests.get, request_id)
-
-
-def _node(service, uuid):
-    return service.store.transaction(nodes.get, uuid)
 
 
 def test_a_poison_request_is_put_back_until_its_last_allowed_delivery(

@@ -11,6 +11,10 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy import orm
 
+from deliveries import deliver as _deliver
+from deliveries import node as _node
+from deliveries import queue as _queue
+from deliveries import request as _request
 from inspector_ha.common import retry
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import nodes
@@ -25,28 +29,6 @@ ACTOR = 'unit-test'
 @pytest.fixture
 def worker(service):
     return worker_mod.Worker(service)
-
-
-def _queue(service, uuid, event, attempt=1, payload=None, status=None):
-    row = service.store.transaction(requests.add, uuid, event, attempt,
-                                    payload=payload)
-    if status is not None:
-        service.store.transaction(requests.mark, row.id, status)
-    return row.id
-
-
-def _deliver(worker, service, request_id):
-    row = service.store.transaction(requests.get, request_id)
-    return worker.handle(objects.TransitionRequest(
-        request_id=request_id, node_uuid=row.node_uuid, event=row.event))
-
-
-def _node(service, uuid):
-    return service.store.transaction(nodes.get, uuid)
-
-
-def _request(service, request_id):
-    return service.store.transaction(requests.get, request_id)
 
 
 def _history(service, uuid):
