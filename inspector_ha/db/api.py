@@ -47,7 +47,10 @@ class Store:
 def _create_engine(url, pool_size):
     if url.startswith('sqlite'):
         return _sqlite_engine(url)
-    return sa.create_engine(url, pool_pre_ping=True, pool_recycle=3600,
+    # NOTE: no pool_pre_ping: it costs a round trip per transaction, and a
+    # dead connection is handled anyway: the error invalidates the whole
+    # pool and the transaction is retried (Store.transaction) on a new one.
+    return sa.create_engine(url, pool_recycle=3600,
                             pool_size=pool_size, max_overflow=pool_size)
 
 

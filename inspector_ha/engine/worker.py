@@ -90,12 +90,10 @@ class Worker:
     def _drive(self, request):
         # Read again under the lock: a delivery that finished while this
         # one waited for the lock has already done the work.
-        request = self._store.transaction(requests.get, request.id)
+        request, deliveries, node = self._store.transaction(
+            _count_delivery, request.id)
         if request.status not in requests.OPEN:
             return True
-        deliveries = self._store.transaction(requests.count_delivery,
-                                             request.id)
-        node = self._store.transaction(nodes.get, request.node_uuid)
         if deliveries > self._svc.conf.worker.max_deliveries:
             return self._bury(request, node, deliveries)
         if request.event == DELETE:
@@ -196,6 +194,16 @@ class Worker:
                  request.id)
         self._svc.announce_whitelist('remove', request.node_uuid, ())
         return True
+
+
+def _count_delivery(session, request_id):
+    """``(request, deliveries, node)``; an open request's delivery is
+    counted (a closed one's is not: there is nothing left to do)."""
+    request = requests.get(session, request_id)
+    if request.status not in requests.OPEN:
+        return request, 0, None
+    deliveries = requests.count_delivery(session, request_id)
+    return request, deliveries, nodes.get(session, request.node_uuid)
 
 
 def _save(session, node, request, to_state, actor, error):
