@@ -112,11 +112,29 @@ def pause_worker(harness, after=2.0, mid_batch=MID_BATCH):
         took = _taken_over(harness, held, timeout=60)
         _pass(max(after, 6.0 - took))
     finally:
+        seen = victim.log.stat().st_size
         victim.send_signal(signal.SIGCONT)
+    if held:
+        _first_stale_write(victim, seen)
     return Fault('worker SIGSTOP then SIGCONT', 'SIGSTOP to its requests '
                  'moved on by another worker', took, [],
                  {'held': len(held), 'member': _member(victim),
                   'paused_s': round(time.monotonic() - started, 2)})
+
+
+def _first_stale_write(victim, seen, timeout=20):
+    """Give the woken worker time to try the writes of the work it held
+    (a task it was in finishes first; a database call it was in is
+    retried) before the batch may end and stop it; the test then checks
+    that they were refused."""
+    def stale():
+        with open(victim.log, 'rb') as log:
+            log.seek(seen)
+            return b'"outcome": "stale"' in log.read()
+    try:
+        backends.wait_for(stale, timeout, interval=0.1)
+    except TimeoutError:
+        pass  # NOTE: the test's assertion reports it
 
 
 def kill_api(harness, mid_batch=MID_BATCH):
