@@ -42,6 +42,18 @@ def add(session, node_uuid, event, attempt, payload=None, request_id=None):
     return row
 
 
+def add_once(session, node_uuid, event, attempt):
+    """Add a request whose id is derived from (event, node, attempt), or
+    return None if it exists: whoever adds it first is the only one. Two
+    concurrent adds cannot both insert it (the loser's transaction fails
+    with IntegrityError)."""
+    request_id = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, '%s/%s/%s' % (
+        event, node_uuid, attempt)))
+    if get(session, request_id) is not None:
+        return None
+    return add(session, node_uuid, event, attempt, request_id=request_id)
+
+
 def get(session, request_id):
     return session.get(models.Request, request_id)
 
@@ -94,21 +106,18 @@ def claim_once(session, node, effect):
         ``STALE`` if the node moved on since (this delivery woke up after
         another took over: it must not act at all).
 
-    The claim is a closed ledger row whose id is derived from (effect,
-    node, attempt), like the periodic timeout requests: two claims cannot
-    both insert it (the loser's transaction fails with IntegrityError).
+    The claim is a closed ledger row added by :func:`add_once`, like the
+    periodic timeout requests.
     """
     current = session.get(models.Node, node.uuid, with_for_update=True,
                           populate_existing=True)
     if current is None or (current.state, current.generation) != (
             node.state, node.generation):
         return STALE
-    request_id = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, '%s/%s/%s' % (
-        effect, node.uuid, node.attempt)))
-    if get(session, request_id) is not None:
+    row = add_once(session, node.uuid, effect, node.attempt)
+    if row is None:
         return TAKEN
-    add(session, node.uuid, effect, node.attempt, request_id=request_id)
-    mark(session, request_id, DONE, CLAIMED)
+    mark(session, row.id, DONE, CLAIMED)
     return CLAIMED
 
 

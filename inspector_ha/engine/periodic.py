@@ -7,7 +7,6 @@ nothing (see :mod:`inspector_ha.engine.leadership`).
 
 import datetime
 import logging
-import uuid
 
 import sqlalchemy as sa
 
@@ -86,8 +85,9 @@ def _add_timeouts(session, fence, timeout):
     expired = session.scalars(sa.select(table).where(
         table.finished_at.is_(None), table.started_at < cutoff,
         table.state.not_in(list(st.FINAL_STATES)))).all()
-    return [r for r in (_add_once(session, n.uuid, st.TIMEOUT, n.attempt)
-                        for n in expired) if r is not None]
+    added = [requests.add_once(session, n.uuid, st.TIMEOUT, n.attempt)
+             for n in expired]
+    return [r for r in added if r is not None]
 
 
 def _add_deletes(session, fence, in_ironic, suspects):
@@ -95,18 +95,9 @@ def _add_deletes(session, fence, in_ironic, suspects):
     fence(session)
     missing = frozenset(session.scalars(sa.select(models.Node.uuid))) - \
         frozenset(in_ironic)
-    added = [_add_once(session, u, DELETE, None) for u in missing & suspects]
+    added = [requests.add_once(session, u, DELETE, None)
+             for u in missing & suspects]
     return [r for r in added if r is not None], missing
-
-
-def _add_once(session, node_uuid, event, attempt):
-    """Add a request whose id is derived from what it is for, once."""
-    request_id = str(uuid.uuid5(uuid.NAMESPACE_URL, '%s/%s/%s' % (
-        event, node_uuid, attempt)))
-    if requests.get(session, request_id) is not None:
-        return None
-    return requests.add(session, node_uuid, event, attempt,
-                        request_id=request_id)
 
 
 def _clean_up(session, fence, expiry):

@@ -89,8 +89,9 @@ class Driver(abc.ABC):
         """Close PXE completely, fast, whatever state the host is in."""
 
     def _apply_changes(self, last, state):
-        """Turn ``last`` into ``state`` by changes only (no rebuild)."""
-        raise FirewallError(['changes'], None, 'not supported')
+        """Turn ``last`` into ``state`` by changes only (no rebuild); a
+        driver that calls :meth:`_diff_applied` provides it."""
+        raise NotImplementedError
 
     def _diff_applied(self, last, state):
         """Apply ``state`` as changes to ``last``; False if it cannot
