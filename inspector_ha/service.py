@@ -13,6 +13,7 @@ from stevedore import driver
 
 from inspector_ha.common import retry
 from inspector_ha.coordination import membership
+from inspector_ha.coordination import releases
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import api as db_api
 from inspector_ha.engine import periodic
@@ -44,6 +45,9 @@ class Service:
             conf.coordination.backend_url, self.member_id,
             tooz_backend.retry_policy(conf.coordination, self.stop),
             conf.coordination.lease_timeout)
+        self.releases = releases.Releases(
+            self.coordinator, conf.pin_release_version,
+            conf.coordination.lease_timeout)
         self.transport = queue.get_transport(conf)
         if 'oslo_messaging_rabbit' in conf:
             # One unacknowledged message per worker thread.
@@ -55,7 +59,8 @@ class Service:
                              group='oslo_messaging_rabbit')
         self.publisher = queue.Publisher(self.transport, conf.queue.topic,
                                          self.member_id,
-                                         conf.queue.retry_count)
+                                         conf.queue.retry_count,
+                                         self.releases.object_version)
         self.ironic = ironic_client.connect(conf, self.stop)
         self.pipeline = pipeline.Pipeline(conf)
         self.data_store = driver.DriverManager(
@@ -75,7 +80,8 @@ class Service:
         firewall) and needs a ``[pxe_filter] driver`` other than noop."""
         self.coordinator.start()
         if workers and self.conf.pxe_filter.whitelist_pubsub:
-            self.bus = firewall_bus.Bus(self.conf, self.member_id)
+            self.bus = firewall_bus.Bus(self.conf, self.member_id,
+                                       self.releases)
         if firewall is None:
             firewall = workers
         if firewall and self.conf.pxe_filter.driver != 'noop':
@@ -84,7 +90,8 @@ class Service:
             self._consumer = queue.Consumer(
                 self.transport, self.conf.queue.topic,
                 worker.Worker(self).handle, self.conf.worker.pool_size,
-                self.conf.worker.queue_get_timeout, self.stop)
+                self.conf.worker.queue_get_timeout, self.stop,
+                self.conf.worker.requeue_delay)
             self._consumer.start()
             worker.Watch(self).start()
         roles = ['api'] if not workers else ['worker']
@@ -99,7 +106,8 @@ class Service:
 
     def _start_firewall(self):
         if self.bus is None:
-            self.bus = firewall_bus.Bus(self.conf, self.member_id)
+            self.bus = firewall_bus.Bus(self.conf, self.member_id,
+                                       self.releases)
         self.firewall = firewall_mgr.Firewall(
             self, firewall_base.load(self.conf, self.stop), self.bus)
         self.firewall.start()

@@ -1,10 +1,12 @@
 """WSGI entry point for any WSGI server: ``inspector_ha.wsgi:application``.
 
 The configuration file is ``$INSPECTOR_HA_CONFIG_FILE`` or the default
-``/etc/inspector-ha/inspector-ha.conf``.
+``/etc/inspector-ha/inspector-ha.conf``. ``/healthcheck`` is served as
+by ``inspector-ha-api``; the WSGI server owns signals and draining.
 """
 
 from inspector_ha.api import app as api_app
+from inspector_ha.api import health
 from inspector_ha.cmd import common
 from inspector_ha import service as service_mod
 
@@ -12,8 +14,9 @@ from inspector_ha import service as service_mod
 def init_application(argv=()):
     conf = common.load_config(list(argv))
     service = service_mod.Service(conf)
+    probes = health.Probes.for_service(service, coordination=False)
     service.start(workers=False, periodic_tasks=False)
-    return api_app.create_app(service)
+    return api_app.mount(health.Router({}), service, probes)
 
 
 application = init_application()

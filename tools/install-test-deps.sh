@@ -5,18 +5,21 @@
 #   - Debian packages: apt-get runs only when one of them is missing;
 #   - PostgreSQL, MariaDB, Redis and RabbitMQ: started only when their port
 #     is not listening (packages do not auto-start them: policy-rc.d);
-#   - .venv: the project is (re)installed only when setup.cfg or
+#   - .venv: the project is (re)installed only when setup.py, setup.cfg or
 #     pyproject.toml changed since the last successful install;
-#   - .venv-ironic: ironic is installed once.
+#   - .venv-ironic: ironic is installed once;
+#   - .venv-inspector-12.5: ironic-inspector 12.5 is installed once.
 # ZooKeeper and Ironic are not started here: the tests start private ones.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 IRONIC_VERSION=39.0.0
+# The peer a site migrates from (tests/functional/upstream.py starts it).
+INSPECTOR_VERSION=12.5.0
 APT_PACKAGES=(postgresql mariadb-server redis-server rabbitmq-server zookeeper
               etcd-server haproxy dnsmasq iptables ipset nftables busybox
-              iproute2 default-jre-headless)
+              iproute2 default-jre-headless shellcheck systemd)
 PIP_FLAGS=(--disable-pip-version-check)
 
 log() { printf '[install-test-deps] %s\n' "$*"; }
@@ -72,7 +75,7 @@ install_packages() {
 
 # --- services ----------------------------------------------------------------
 
-pg_version() { ls /etc/postgresql | sort -V | tail -n 1; }
+pg_version() { find /etc/postgresql -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -V | tail -n 1; }
 
 pg_ok() { psql -h 127.0.0.1 -U postgres -w -Atc 'select 1' postgres >/dev/null 2>&1; }
 
@@ -154,7 +157,7 @@ SQL
 
 # --- virtualenvs -------------------------------------------------------------
 
-project_stamp() { cat "$ROOT/setup.cfg" "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1; }
+project_stamp() { cat "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml" "$ROOT/tests/plugins/upstream_style/pyproject.toml" | sha256sum | cut -d' ' -f1; }
 
 setup_project_venv() {
     local venv=$ROOT/.venv
@@ -167,7 +170,9 @@ setup_project_venv() {
     [[ -x $venv/bin/python ]] || { log ".venv: creating"; "$PYTHON" -m venv "$venv"; }
     log ".venv: pip install -e '.[backends,test]'"
     rm -f "$stamp"
-    pip_install "$venv" -e "$ROOT[backends,test]"
+    pip_install "$venv" -e "${ROOT}[backends,test]"
+    # A plugin written for ironic-inspector's interfaces (the adapter's test).
+    pip_install "$venv" --no-deps -e "${ROOT}/tests/plugins/upstream_style"
     echo "$want" >"$stamp"
 }
 
@@ -184,6 +189,19 @@ setup_ironic_venv() {
     touch "$stamp"
 }
 
+setup_inspector_venv() {
+    local venv=$ROOT/.venv-inspector-${INSPECTOR_VERSION%.*}
+    local stamp=$venv/.ironic-inspector-$INSPECTOR_VERSION-installed
+    if [[ -f $stamp && -x $venv/bin/ironic-inspector ]]; then
+        log "${venv##*/}: ironic-inspector $INSPECTOR_VERSION present"
+        return
+    fi
+    [[ -x $venv/bin/python ]] || { log "${venv##*/}: creating"; "$PYTHON" -m venv "$venv"; }
+    log "${venv##*/}: pip install ironic-inspector==$INSPECTOR_VERSION"
+    pip_install "$venv" "ironic-inspector==$INSPECTOR_VERSION" pymysql psycopg2-binary
+    touch "$stamp"
+}
+
 main() {
     [[ $(id -u) == 0 ]] || die "run as root (installs packages and starts services)"
     local start=$EPOCHREALTIME
@@ -195,6 +213,7 @@ main() {
     start_rabbitmq
     setup_project_venv
     setup_ironic_venv
+    setup_inspector_venv
     log "done in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}') s"
 }
 

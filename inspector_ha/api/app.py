@@ -1,15 +1,22 @@
 """The Flask application factory; one app per service object."""
 
+import time
+
 import flask
+from oslo_middleware import cors
+from oslo_middleware import request_id
 from werkzeug.middleware import proxy_fix
 
 from inspector_ha.api import auth
 from inspector_ha.api import errors
+from inspector_ha.api import health
 from inspector_ha.api import introspection
 from inspector_ha.api import openapi
 from inspector_ha.api import rules
 from inspector_ha.api import v1
 from inspector_ha.api import versions
+from inspector_ha.common import logctx
+from inspector_ha.common import metrics
 
 
 def create_app(service):
@@ -17,6 +24,9 @@ def create_app(service):
     app.config['MAX_CONTENT_LENGTH'] = service.conf.max_request_bytes
     app.url_map.strict_slashes = False
     errors.register(app)
+    app.before_request(_bind_context)
+    app.after_request(_count)
+    app.teardown_request(lambda _exc: logctx.clear())
     app.before_request(_check_version)
     auth.register(app, service.conf)
     app.after_request(versions.add_headers)
@@ -29,7 +39,38 @@ def create_app(service):
     openapi.register(app)
     app.wsgi_app = proxy_fix.ProxyFix(app.wsgi_app, x_for=1, x_proto=1,
                                       x_host=1, x_port=1, x_prefix=1)
+    app.wsgi_app = metrics.wrap(app.wsgi_app, service.conf)
+    # NOTE: [cors] (oslo.middleware, upstream's defaults in conf/cors.py);
+    # with no allowed_origin it passes every request through.
+    app.wsgi_app = cors.CORS(app.wsgi_app, service.conf)
+    # NOTE: outermost, so every answer (401s too) has its request id.
+    app.wsgi_app = request_id.RequestId(app.wsgi_app)
     return app
+
+
+def _bind_context():
+    flask.g.began = time.monotonic()
+    logctx.from_environ(flask.request.environ)
+
+
+def _count(response):
+    """Count the answer by route (the URL rule, not the URL)."""
+    rule = flask.request.url_rule
+    route = rule.rule if rule is not None else 'unrouted'
+    method = flask.request.method
+    metrics.API_REQUESTS.labels(route, method, response.status_code).inc()
+    began = flask.g.get('began')
+    if began is not None:
+        metrics.API_SECONDS.labels(route, method).observe(
+            time.monotonic() - began)
+    return response
+
+
+def mount(router, service, probes):
+    """Put the API and ``/healthcheck`` behind ``router``."""
+    router.routes[health.PATH] = health.middleware(service.conf, probes)
+    router.default = create_app(service)
+    return router
 
 
 def _check_version():

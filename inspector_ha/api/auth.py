@@ -18,6 +18,7 @@ unrouted requests are left to Flask's 404/405.
 
 import base64
 import binascii
+import ipaddress
 import logging
 
 import bcrypt
@@ -43,6 +44,13 @@ class Unauthorized(Exception):
 
 def register(app, conf):
     """Install the checks of ``conf.auth_strategy`` on ``app``."""
+    if conf.auth_strategy == 'noauth' and not is_loopback(
+            conf.listen_address):
+        LOG.warning('auth_strategy is noauth and the API listens on %s: '
+                    'anyone who reaches it can start, abort and read '
+                    'introspections. Set [DEFAULT] auth_strategy to '
+                    'keystone or http_basic, or listen on 127.0.0.1.',
+                    conf.listen_address)
     if conf.auth_strategy == 'http_basic':
         app.before_request(BasicAuth(conf.http_basic_auth_user_file))
     elif conf.auth_strategy == 'keystone':
@@ -53,6 +61,16 @@ def register(app, conf):
         app.wsgi_app = auth_token.AuthProtocol(
             app.wsgi_app, {'oslo_config_config': conf,
                            'delay_auth_decision': True})
+
+
+def is_loopback(address):
+    """Whether ``address`` (an IP address or a host name) is loopback."""
+    if address == 'localhost':
+        return True
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def _rule_name():

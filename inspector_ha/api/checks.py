@@ -14,7 +14,9 @@ NO_BMC = ('', '0.0.0.0', '::')
 
 def check_startable(service, node, manage_boot):
     """Refuse (400) a node Ironic would not let us introspect."""
-    if node.provision_state not in client.VALID_STATES:
+    if node.provision_state not in client.VALID_STATES and not (
+            service.conf.processing.permit_active_introspection and
+            node.provision_state in client.ACTIVE_STATES):
         raise errors.ApiError(
             'Refusing to introspect node %s with provision state "%s" and '
             'maintenance mode %s' % (node.id, node.provision_state,

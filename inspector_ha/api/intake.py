@@ -12,6 +12,12 @@ from inspector_ha.db import requests
 from inspector_ha.fsm import states as st
 
 
+#: The release from which every worker parks ramdisk data that came while
+#: its node was starting (engine/worker.py); before it, the ramdisk is
+#: asked to retry, as 0.1.0 did.
+PARKING_RELEASE = '0.2.0'
+
+
 class NotInCache(Exception):
     pass
 
@@ -39,13 +45,20 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store,
     return request_id
 
 
-def process(session, uuid, data, raw, data_store):
-    """Accept ramdisk data; a retried post reuses the open request."""
+def process(session, uuid, data, raw, data_store, early=True):
+    """Accept ramdisk data; a retried post reuses the open request.
+
+    Data that comes while the node is still ``starting`` (Ironic powered
+    it on before the worker committed ``waiting``) is accepted the same
+    way when ``early``: its request waits for the node to wait. Without
+    ``early`` (members of a release that cannot park it are alive), the
+    ramdisk is asked to retry.
+    """
     node = _existing(session, uuid)
-    if node.state == st.STARTING:
+    if node.state == st.STARTING and not early:
         raise RetryLater('Node %s is still being prepared for '
                          'introspection, retry later' % uuid)
-    if node.state not in (st.WAITING, st.ENROLLING):
+    if node.state not in (st.STARTING, st.WAITING, st.ENROLLING):
         raise nodes.InvalidState(uuid, node.state, 'processing data')
     for request in requests.for_node(session, uuid):
         if (request.event == st.PROCESS and request.attempt == node.attempt
@@ -96,18 +109,32 @@ def reapply(session, uuid, data, data_store):
 
 
 def enroll(session, uuid, data, raw, data_store, macs, bmc_addresses,
-           actor):
+           actor, error=None, discovered=True):
     """Accept the data of a node discovery just enrolled in Ironic.
 
     In one transaction: the node row, created in ``enrolling``; its
     lookup attributes, so that a post the ramdisk retries finds this node
     instead of enrolling another; the unprocessed data; and the
-    ``process`` request (``enrolling --process--> processing``).
+    ``process`` request (``enrolling --process--> processing``), or,
+    with ``error`` (pre-processing hooks failed), an ``error`` request
+    carrying it. Not ``discovered``: an active node's data
+    (``permit_active_introspection``); its boot is not managed, so it is
+    not powered off; a node that has a row already is refused.
     """
     request_id = str(uuidlib.uuid4())
-    attempt = nodes.create_enrolling(session, uuid, actor, request_id)
+    if not discovered and nodes.get(session, uuid) is not None:
+        raise nodes.InvalidState(uuid, 'active', 'processing data of an '
+                                 'active node introspected before; start '
+                                 'its introspection (manage_boot=false) '
+                                 'first')
+    attempt = nodes.create_enrolling(session, uuid, actor, request_id,
+                                     manage_boot=discovered)
     nodes.add_attributes(session, uuid, lookup.MAC, macs)
     nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
     data_store.save(session, uuid, raw, False)
+    if error:
+        return requests.add(session, uuid, st.FAIL, attempt,
+                            payload={'error': error},
+                            request_id=request_id).id
     return requests.add(session, uuid, st.PROCESS, attempt, payload=data,
                         request_id=request_id).id

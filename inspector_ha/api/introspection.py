@@ -112,6 +112,6 @@ def _optional_object():
     """
     if not flask.request.get_data(cache=True).strip():
         return None
-    data = v1.json_object()
+    data = v1.ramdisk_payload()
     data.pop('logs', None)
     return data or None

@@ -14,7 +14,8 @@ from oslo_policy import policy
 SYSTEM_ADMIN = 'role:admin and system_scope:all'
 SYSTEM_READER = 'role:reader and system_scope:all'
 ADMIN = '(%s) or role:admin or role:service' % SYSTEM_ADMIN
-READER = '(%s) or role:reader or role:service' % SYSTEM_READER
+# NOTE: upstream's READER: a project-scoped reader reads nothing.
+READER = '(%s) or role:admin or role:service' % SYSTEM_READER
 PUBLIC = 'rule:public_api'
 SCOPES = ['system', 'project']
 

@@ -1,9 +1,8 @@
 """``/v1/rules``: introspection rules, read and written in SQL directly."""
 
-import json
-
 import flask
 
+from inspector_ha.api import body
 from inspector_ha.api import errors
 from inspector_ha.db import rules as rules_db
 from inspector_ha.rules import engine
@@ -89,6 +88,6 @@ def _no_content():
 
 def _json_body():
     try:
-        return json.loads(flask.request.get_data(cache=False))
-    except ValueError as exc:
+        return body.decode(flask.request.get_data(cache=False))
+    except body.Invalid as exc:
         raise errors.ApiError('Invalid JSON body: %s' % exc) from None

@@ -1,7 +1,6 @@
 """The v1 endpoints of the introspection path."""
 
 import copy
-import json
 import logging
 
 import flask
@@ -9,10 +8,16 @@ from openstack import exceptions as sdk_exc
 from oslo_utils import strutils
 from oslo_utils import uuidutils
 
+from inspector_ha.api import active
+from inspector_ha.api import body
 from inspector_ha.api import checks
 from inspector_ha.api import errors
 from inspector_ha.api import intake
+from inspector_ha.api import ramdisk
+from inspector_ha.api import ramdisk_logs
 from inspector_ha.api import versions
+from inspector_ha.common import metrics
+from inspector_ha.common import retry
 from inspector_ha.common import timeutils
 from inspector_ha.db import lookup
 from inspector_ha.fsm import states as st
@@ -22,6 +27,7 @@ from inspector_ha.processing import not_found
 from inspector_ha.processing.hooks import interfaces
 
 LOG = logging.getLogger(__name__)
+LOOKUP_ERROR = 'Look up error: Could not find a node for attributes %s'
 
 
 class V1:
@@ -46,6 +52,8 @@ class V1:
 
     def _publish(self, request_id, uuid, event):
         if request_id is not None:
+            LOG.info('Queued %s of node %s as request %s', event, uuid,
+                     request_id)
             self._svc.publisher.publish(request_id, uuid, event)
 
     def start(self, node_id):
@@ -57,6 +65,7 @@ class V1:
                               self._svc.member_id, self._svc.data_store,
                               node.to_dict(computed=False))
         self._publish(request_id, node.id, st.START)
+        metrics.STARTED.labels('start').inc()
         return accepted()
 
     def status(self, node_id):
@@ -70,57 +79,97 @@ class V1:
         return accepted()
 
     def continue_(self):
-        data = json_object()
-        data.pop('logs', None)
+        data = ramdisk_payload()
+        logs = data.pop('logs', None)
+        flask.g.ramdisk_node = None
+        try:
+            response = self._continue(data)
+        except errors.ApiError:
+            ramdisk_logs.save(self._svc.conf, logs, data,
+                              flask.g.ramdisk_node)
+            raise
+        if self._svc.conf.processing.always_store_ramdisk_logs:
+            ramdisk_logs.save(self._svc.conf, logs, data,
+                              flask.g.ramdisk_node)
+        return response
+
+    def _continue(self, data):
         raw = copy.deepcopy(data)
         failures = self._svc.pipeline.before_processing(data)
-        uuid = self._lookup(data, failures)
+        uuid = flask.g.ramdisk_node = self._lookup(data)
         if uuid is None:
-            return self._enroll(data, raw)
+            return self._not_in_cache(data, raw, failures)
         if failures:
             message = _failure_text(failures)
             request_id = self._tx(intake.event, uuid, st.FAIL,
                                   {'error': message})
             self._publish(request_id, uuid, st.FAIL)
             raise errors.ApiError(message, 400)
+        early = self._svc.releases.allows(intake.PARKING_RELEASE)
         request_id = self._tx(intake.process, uuid, data, raw,
-                              self._svc.data_store)
+                              self._svc.data_store, early)
         self._publish(request_id, uuid, st.PROCESS)
         return flask.jsonify({'uuid': uuid})
 
-    def _lookup(self, data, failures):
-        """The node's UUID; None if none matches and the node-not-found
-        hook is to run (not when a pre-processing hook failed)."""
+    def _lookup(self, data):
+        """The UUID of the node under introspection the data is for, or
+        None."""
         macs = interfaces.lookup_macs(data)
         bmcs = interfaces.lookup_bmcs(data)
         try:
             return self._svc.store.transaction(lookup.find, macs, bmcs)
         except lookup.NotFound:
-            if failures:
-                raise errors.ApiError(_failure_text(failures)) from None
-            if self._not_found is not None:
-                return None
-            raise errors.ApiError(
-                'Could not find a node for attributes %s' %
-                {'bmc_address': bmcs, 'mac': macs}, 404) from None
+            return None
         except lookup.Ambiguous as exc:
             raise errors.ApiError(str(exc), 400) from None
 
-    def _enroll(self, data, raw):
+    def _not_in_cache(self, data, raw, failures):
+        """Data of no node under introspection, as upstream: an active
+        node's (``permit_active_introspection``), else the node-not-found
+        hook's, which runs even when a pre-processing hook failed; no
+        hook: 400 with "Look up error" among the failures."""
+        uuid = active.find(self._svc, data)
+        if uuid is not None:
+            return self._record(data, raw, failures, uuid, discovered=False)
+        if self._not_found is None:
+            failures.append(LOOKUP_ERROR % {
+                'bmc_address': interfaces.lookup_bmcs(data),
+                'mac': interfaces.lookup_macs(data)})
+            raise errors.ApiError(_failure_text(failures))
         try:
             uuid = self._not_found(data)
-        except (base.HookError, ironic_client.Error) as exc:
-            raise errors.ApiError(_failure_text(
-                ['Node not found hook failed: %s' % exc])) from None
+        except retry.BackendUnavailable:
+            raise
+        except Exception as exc:
+            LOG.warning('Node not found hook failed: %s', exc)
+            failures.append('Node not found hook failed: %s' % exc)
+            uuid = None
+        else:
+            if not uuid:
+                failures.append('Node not found hook returned nothing')
+        if uuid is None:
+            raise errors.ApiError(_failure_text(failures))
+        return self._record(data, raw, failures, uuid, discovered=True)
+
+    def _record(self, data, raw, failures, uuid, discovered):
+        """Record the node (``enrolling``) with its process request, or,
+        when pre-processing hooks failed, with an ``error`` request
+        carrying the failures (upstream's), and answer 400 then."""
+        flask.g.ramdisk_node = uuid
+        error = _failure_text(failures) if failures else None
         try:
             request_id = self._tx(
                 intake.enroll, uuid, data, raw, self._svc.data_store,
                 interfaces.lookup_macs(data), interfaces.lookup_bmcs(data),
-                self._svc.member_id)
+                self._svc.member_id, error, discovered)
         except Exception:
-            self._forget(uuid)
+            if discovered:
+                self._forget(uuid)
             raise
-        self._publish(request_id, uuid, st.PROCESS)
+        self._publish(request_id, uuid, st.FAIL if error else st.PROCESS)
+        metrics.STARTED.labels('discovery').inc()
+        if error:
+            raise errors.ApiError(error)
         return flask.jsonify({'uuid': uuid})
 
     def _forget(self, uuid):
@@ -180,12 +229,22 @@ def _manage_boot(conf):
 def json_object():
     raw = flask.request.get_data(cache=False)
     try:
-        data = json.loads(raw)
-    except ValueError as exc:
+        data = body.decode(raw)
+    except body.Invalid as exc:
         raise errors.ApiError('Invalid JSON body: %s' % exc) from None
     if not isinstance(data, dict):
         raise errors.ApiError('Invalid data: expected a JSON object, got '
                               '%s' % type(data).__name__)
+    return data
+
+
+def ramdisk_payload():
+    """The body as a ramdisk payload whose known fields have their types."""
+    data = json_object()
+    try:
+        ramdisk.check(data)
+    except body.Invalid as exc:
+        raise errors.ApiError('Invalid ramdisk data: %s' % exc) from None
     return data
 
 

@@ -1,24 +1,35 @@
-"""``inspector-ha-api``: a stateless API process (or use ``wsgi.py``)."""
+"""``inspector-ha-api``: a stateless API process (or use ``wsgi.py``).
+
+SIGTERM drains: ``/healthcheck`` fails for ``[api] drain_time`` while
+requests are still served, then the listener closes, the requests in
+flight finish, and the process exits 0.
+"""
 
 import sys
 
 from inspector_ha.api import app as api_app
+from inspector_ha.api import health
+from inspector_ha.api import server
 from inspector_ha.cmd import common
 from inspector_ha import service as service_mod
 
 
 def main(argv=None):
     conf = common.load_config(sys.argv[1:] if argv is None else argv)
+    router = health.Router({})
+    listener = common.listen(conf, router)
     service = service_mod.Service(conf)
+    probes = health.Probes.for_service(service, coordination=False)
+    api_app.mount(router, service, probes)
+    common.on_signals(server.Drain(probes, listener, service.stop,
+                                   conf.api.drain_time), conf)
     if not common.start(service, workers=False, periodic_tasks=False):
         return 1
-    server = common.serve(conf, api_app.create_app(service))
-    common.on_signals(service.stop.set)
+    common.ready(listener)
     service.stop.wait()
-    server.shutdown()
+    listener.stop()
     service.shutdown()
     return 1 if service.failure else 0
-
 
 
 if __name__ == '__main__':

@@ -1,6 +1,8 @@
 """``inspector-ha-status``: members, leaders, open requests, nodes.
+``inspector-ha-status upgrade check``: see :mod:`upgradecheck`.
 
-Prints a table, or JSON with ``--json``. Reads the SQL store and the
+Prints a table, or JSON with ``--json``; ``--watch`` refreshes a live
+view (:mod:`inspector_ha.cmd.watch`). Reads the SQL store and the
 coordination backend; changes nothing.
 """
 
@@ -11,12 +13,24 @@ from oslo_config import cfg
 import sqlalchemy as sa
 
 from inspector_ha.cmd import common
+from inspector_ha.cmd import watch as watch_mod
 from inspector_ha.coordination import membership
 from inspector_ha.db import leaders
 from inspector_ha.db import models
 from inspector_ha import service as service_mod
 
 JSON = cfg.BoolOpt('json', default=False, help='Print JSON.')
+CLI_OPTS = [
+    JSON,
+    cfg.BoolOpt('watch', default=False,
+                help='Refresh a live view every --interval seconds until '
+                     'interrupted: in place on a terminal, one line per '
+                     'refresh when piped (one JSON object with --json).'),
+    cfg.FloatOpt('interval', default=2.0, min=0.1, max=3600.0,
+                 help='Seconds between refreshes of --watch.'),
+    cfg.IntOpt('iterations', default=0, min=0,
+               help='Stop --watch after this many refreshes; 0: never.'),
+]
 
 
 def collect(service):
@@ -24,6 +38,12 @@ def collect(service):
             'leaders': service.store.transaction(_leaders),
             'open_requests': service.store.transaction(_open_requests),
             'nodes': service.store.transaction(_nodes_per_state)}
+
+
+def collect_progress(service):
+    """:func:`collect` plus :func:`watch.progress`."""
+    return dict(collect(service),
+                **service.store.transaction(watch_mod.progress))
 
 
 def _leaders(session):
@@ -60,11 +80,19 @@ def render(status):
 
 
 def main(argv=None):
-    cfg.CONF.register_cli_opt(JSON)
-    conf = common.load_config(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if ['upgrade', 'check'] in (argv[i:i + 2] for i in range(len(argv))):
+        from inspector_ha.cmd import upgradecheck
+        return upgradecheck.main(argv)
+    cfg.CONF.register_cli_opts(CLI_OPTS)
+    conf = common.load_config(argv)
     service = service_mod.Service(conf)
     service.coordinator.start()
     try:
+        if conf.watch:
+            watch_mod.watch(lambda: collect_progress(service),
+                            conf.interval, conf.iterations, conf.json)
+            return 0
         status = collect(service)
     finally:
         service.coordinator.stop()

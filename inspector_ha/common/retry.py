@@ -6,6 +6,7 @@ SIGTERM interrupts it at once (the design's ``sigterm_flag.wait``).
 """
 
 import logging
+import re
 
 LOG = logging.getLogger(__name__)
 
@@ -13,10 +14,25 @@ LOG = logging.getLogger(__name__)
 class BackendUnavailable(Exception):
     """A backend stayed unreachable for the whole retry budget."""
 
-    def __init__(self, backend, cause):
-        super().__init__('%s unavailable: %s' % (backend, cause))
+    def __init__(self, backend, cause, location=None):
+        where = ' at %s' % location if location else ''
+        super().__init__(without_credentials(
+            '%s unavailable%s: %s' % (backend, where, cause)))
         self.backend = backend
         self.cause = cause
+
+
+#: The ``user:password@`` of a URL, also after each comma of a
+#: multi-host URL (``rabbit://u:p@a,u:p@b/``).
+_USERINFO = re.compile(r'(://|(?<=://)[^/\s]*,)[^/@\s,]+@')
+
+
+def without_credentials(text):
+    """``text`` with the ``user:password@`` of any URL in it removed."""
+    previous = None
+    while previous != text:
+        previous, text = text, _USERINFO.sub(r'\1', text)
+    return text
 
 
 class Interrupted(Exception):
@@ -31,11 +47,14 @@ class RetryPolicy:
     :param timeout: pause between attempts, in seconds.
     :param stop: a ``threading.Event`` set when the process stops.
     :param retry_on: exception classes worth retrying.
+    :param location: where the backend is (a URL without credentials),
+        for errors.
     """
 
     def __init__(self, backend, count, timeout, stop, retry_on,
-                 retry_if=None):
+                 retry_if=None, location=None):
         self.backend = backend
+        self.location = location
         self.retry_if = retry_if or (lambda exc: True)
         self.count = count
         self.timeout = timeout
@@ -50,15 +69,18 @@ class RetryPolicy:
                 if not self.retry_if(exc):
                     raise
                 last = exc
-                if not self._pause(attempt, exc):
-                    break
-        raise BackendUnavailable(self.backend, last)
+            # NOTE: out of the except clause, so that oslo.log does not
+            # append the exception a second time to the warning.
+            if not self._pause(attempt, last):
+                break
+        raise BackendUnavailable(self.backend, last, self.location)
 
     def _pause(self, attempt, exc):
         if attempt >= self.count:
             return False
         LOG.warning('%s call failed (attempt %d of %d): %s', self.backend,
-                    attempt + 1, self.count + 1, exc)
+                    attempt + 1, self.count + 1,
+                    without_credentials(str(exc)))
         if self.stop.wait(self.timeout):
             raise Interrupted(self.backend)
         return True

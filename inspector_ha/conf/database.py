@@ -10,8 +10,9 @@ OPTS = [
     cfg.StrOpt('connection', secret=True,
                default='sqlite:///$state_path/inspector-ha.sqlite',
                help='SQLAlchemy URL of the database.'),
-    cfg.IntOpt('max_pool_size', default=10, min=1, max=1000,
-               help='Connections kept open per process.'),
+    cfg.IntOpt('max_pool_size', default=10, min=0, max=2 ** 31 - 1,
+               help='Connections kept open per process; 0 means no limit '
+                    '(as in oslo.db, whose bounds these are).'),
     cfg.IntOpt('idle_transaction_timeout', default=3, min=0, max=3600,
                help='Seconds after which the database server aborts a '
                     'transaction left idle (a frozen or paused process), '

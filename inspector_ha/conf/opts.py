@@ -1,16 +1,18 @@
 """The list of all options, for registration and oslo-config-generator."""
 
-from inspector_ha.conf import (accelerators, auth, capabilities,
-                               coordination, database, default, discovery,
-                               dnsmasq_pxe_filter, extra_hardware, ironic,
-                               iptables, nftables, pci_devices, periodic,
+from inspector_ha.conf import (accelerators, api, auth, capabilities,
+                               coordination, cors, database, default,
+                               discovery, dnsmasq_pxe_filter, extra_hardware,
+                               healthcheck, ironic, iptables, metrics,
+                               nftables, pci_devices, periodic,
                                port_physnet, processing, pxe_filter, queue,
-                               worker)
+                               tls, worker)
 
-_MODULES = (default, auth, worker, queue, coordination, database, ironic,
-            processing, periodic, discovery, capabilities, pci_devices,
+_MODULES = (default, api, tls, auth, worker, queue, coordination, database,
+            ironic, processing, periodic, discovery, capabilities, pci_devices,
             port_physnet, extra_hardware, accelerators, pxe_filter,
-            iptables, nftables, dnsmasq_pxe_filter)
+            iptables, nftables, dnsmasq_pxe_filter, healthcheck, metrics,
+            cors)
 
 
 def list_opts():

@@ -29,4 +29,31 @@ OPTS = [
                help='Hook (entry point of inspector_ha.hooks.node_not_found, '
                     'e.g. enroll) run when ramdisk data matches no node '
                     'under introspection; unset, such data is refused.'),
+    cfg.StrOpt('keep_ports', default='all',
+               choices=[('all', 'keep every port'),
+                        ('present', 'keep ports whose MAC the ramdisk '
+                                    'reported'),
+                        ('added', 'keep only the ports add_ports selects')],
+               help='Which Ironic ports of an introspected node to keep; '
+                    'the others are deleted (never of an active node).'),
+    cfg.BoolOpt('update_pxe_enabled', default=True,
+                help='Set pxe_enabled of existing ports to whether the '
+                     'node booted from them (with overwrite_existing).'),
+    cfg.BoolOpt('permit_active_introspection', default=False,
+                help='Introspect nodes that are active or in rescue: they '
+                     'may be started, and data from one matching no node '
+                     'under introspection is processed; their power and '
+                     'ports are left alone.'),
+    cfg.StrOpt('ramdisk_logs_dir',
+               help='If set, the logs the ramdisk posts are stored in this '
+                    'directory, by the API process that receives them.'),
+    cfg.BoolOpt('always_store_ramdisk_logs', default=False,
+                help='Store the ramdisk logs of every post, not only of '
+                     'posts refused with an error (needs '
+                     'ramdisk_logs_dir).'),
+    cfg.StrOpt('ramdisk_logs_filename_format',
+               default='{uuid}_{dt:%Y%m%d-%H%M%S.%f}.tar.gz',
+               help='File name template for ramdisk logs: {uuid}, {mac} '
+                    '(PXE MAC without colons), {bmc} (BMC address), {dt} '
+                    '(UTC datetime of the post).'),
 ]

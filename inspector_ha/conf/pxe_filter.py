@@ -16,7 +16,7 @@ OPTS = [
                     'nothing, so the quick start never changes the host '
                     'firewall; a cluster sharing one PXE network needs a '
                     'real driver.'),
-    cfg.FloatOpt('sync_period', default=15.0, min=0.0, max=30.0,
+    cfg.FloatOpt('sync_period', default=15.0, min=0.0, max=315576000.0,
                  help='Seconds between polls of Ironic for the black-list '
                       '(ports of nodes not under introspection); 0 '
                       'disables polling.'),

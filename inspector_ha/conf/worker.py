@@ -32,9 +32,20 @@ OPTS = [
     cfg.FloatOpt('redrive_period', default=15.0, min=0.0, max=3600.0,
                  help='How often to look for requests to re-drive; 0 '
                       'disables it.'),
-    cfg.FloatOpt('reboot_throttle', default=0.0, min=0.0, max=600.0,
+    cfg.FloatOpt('reboot_throttle', default=0.0, min=0.0, max=86400.0,
+                 deprecated_opts=[cfg.DeprecatedOpt('introspection_delay',
+                                                    group='DEFAULT')],
                  help='Seconds between power-ons across the cluster; 0 '
-                      'disables the throttle.'),
+                      'disables the throttle. Upstream\'s [DEFAULT] '
+                      'introspection_delay (a delay between two '
+                      'introspections with managed boot, in one process) '
+                      'sets this option.'),
+    cfg.PortOpt('health_port', default=0, sample_default=0,
+                help='Port of a small HTTP listener serving /healthcheck '
+                     '(database, broker, coordination) for a worker '
+                     'process; 0 (the default) serves none.'),
+    cfg.HostAddressOpt('health_address', default='::',
+                       help='Address of the worker health listener.'),
     cfg.FloatOpt('shutdown_timeout', default=60.0, min=0.0, max=3600.0,
                  help='Longest wait for running tasks at shutdown.'),
 ]

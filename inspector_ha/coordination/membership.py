@@ -57,11 +57,18 @@ class Membership(threading.Thread):
             self._coord.call(self._coord.raw.run_watchers)
             self._publish_counters()
         except retry.BackendUnavailable as exc:
-            # NOTE: a worker must stop (the design's partition rule); an
-            # API process needs no coordination to serve, so it carries on.
-            if 'worker' in self.capabilities['roles']:
-                raise
-            LOG.warning('Coordination unreachable: %s', exc)
+            self._unreachable(exc)
+        except coordination.ToozError as exc:
+            # NOTE: kazoo may surface a lost server as a bare ToozError
+            # (tooz's zookeeper driver, listing the group).
+            self._unreachable(retry.BackendUnavailable('coordination', exc))
+
+    def _unreachable(self, exc):
+        """A worker must stop (the design's partition rule); an API
+        process needs no coordination to serve, so it carries on."""
+        if 'worker' in self.capabilities['roles']:
+            raise exc
+        LOG.warning('Coordination unreachable: %s', exc)
 
     def _publish_counters(self):
         """Show the fenced writes of this member's leaderships and its

@@ -94,4 +94,6 @@ def with_timeout(url, timeout):
 
 def retry_policy(conf_group, stop):
     return retry.RetryPolicy('coordination', conf_group.retry_count,
-                             conf_group.retry_timeout, stop, RETRYABLE)
+                             conf_group.retry_timeout, stop, RETRYABLE,
+                             location=retry.without_credentials(
+                                 conf_group.backend_url))

@@ -100,4 +100,6 @@ def _abort_idle_transactions(engine, seconds):
 
 def retry_policy(conf_group, stop):
     return retry.RetryPolicy('database', conf_group.retry_count,
-                             conf_group.retry_timeout, stop, RETRYABLE)
+                             conf_group.retry_timeout, stop, RETRYABLE,
+                             location=retry.without_credentials(
+                                 conf_group.connection))

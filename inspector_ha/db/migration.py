@@ -1,43 +1,101 @@
-"""Schema migrations with alembic (``inspector-ha-dbsync``)."""
+"""Schema migrations with alembic (``inspector-ha-dbsync``).
 
-import pathlib
+0001-0003 are 0.1.0's linear history. From there two branches grow: the
+``expand`` branch (only additions, which the previous release runs on)
+and the ``contract`` branch (removals and changes, run once no member of
+the previous release is alive). ``upgrade(url)`` runs both (a cold
+upgrade); ``upgrade(url, EXPAND)`` or ``CONTRACT`` runs one.
+"""
+
+import importlib.resources
 
 from alembic import command
 from alembic import config as alembic_config
+from alembic import script as alembic_script
 
-SCRIPTS = pathlib.Path(__file__).resolve().parents[2] / 'migrations'
+#: The top-level ``migrations/`` of the source tree, installed as the
+#: package ``inspector_ha.migrations`` (setup.py maps it).
+SCRIPTS = importlib.resources.files('inspector_ha.migrations')
+EXPAND = 'expand@head'
+CONTRACT = 'contract@head'
+BRANCHES = ('expand', 'contract')
 
 
-def _config(url):
+def _config(url, scripts=None):
     cfg = alembic_config.Config()
-    cfg.set_main_option('script_location', str(SCRIPTS))
+    cfg.set_main_option('script_location', str(scripts or SCRIPTS))
     cfg.set_main_option('sqlalchemy.url', url.replace('%', '%%'))
     return cfg
 
 
-def upgrade(url, revision='head'):
+def upgrade(url, revision='heads', scripts=None):
     """Bring the schema to ``revision``; a no-op when already there."""
-    command.upgrade(_config(url), revision)
+    command.upgrade(_config(url, scripts), revision)
 
 
-def downgrade(url, revision):
-    command.downgrade(_config(url), revision)
+def downgrade(url, revision, scripts=None):
+    command.downgrade(_config(url, scripts), revision)
 
 
-def head():
-    """The newest revision of the migration scripts."""
-    from alembic import script
-    return script.ScriptDirectory.from_config(_config('sqlite://')) \
-        .get_current_head()
+def script_directory(scripts=None):
+    return alembic_script.ScriptDirectory.from_config(
+        _config('sqlite://', scripts))
+
+
+def head(scripts=None):
+    """The newest revisions of the migration scripts, comma-separated
+    (one per branch), as :func:`current` reports a database at them."""
+    return _join(script_directory(scripts).get_heads())
+
+
+def branch_head(branch, scripts=None):
+    """The newest revision of ``branch`` (``expand`` or ``contract``)."""
+    return script_directory(scripts).get_revision(branch + '@head').revision
+
+
+def branch_of(revision, scripts=None):
+    """``expand``, ``contract``, or None for 0.1.0's shared history."""
+    directory = script_directory(scripts)
+    for rev in directory.iterate_revisions(revision, 'base'):
+        labels = set(rev.branch_labels or ())
+        for branch in BRANCHES:
+            if branch in labels:
+                return branch
+    return None
+
+
+def pending(url, branch, scripts=None):
+    """The revisions of ``branch`` the database at ``url`` lacks, oldest
+    first."""
+    directory = script_directory(scripts)
+    applied = set()
+    for rev in (current(url) or '').split(','):
+        if rev:
+            applied.update(r.revision for r in
+                           directory.iterate_revisions(rev, 'base'))
+    wanted = [r.revision for r in directory.iterate_revisions(
+        branch + '@head', 'base')]
+    return [r for r in reversed(wanted) if r not in applied]
+
+
+def at_head(url, scripts=None):
+    """Whether both branches of the database at ``url`` are at their
+    head."""
+    return not any(pending(url, branch, scripts) for branch in BRANCHES)
 
 
 def current(url):
+    """The database's revisions, comma-separated; None when it has none."""
     import sqlalchemy as sa
     from alembic.runtime import migration
     engine = sa.create_engine(url)
     try:
         with engine.connect() as conn:
-            return migration.MigrationContext.configure(
-                conn).get_current_revision()
+            return _join(migration.MigrationContext.configure(
+                conn).get_current_heads())
     finally:
         engine.dispose()
+
+
+def _join(revisions):
+    return ','.join(sorted(revisions)) or None

@@ -97,11 +97,12 @@ def create(session, uuid, manage_boot, actor, request_id):
     return 1
 
 
-def create_enrolling(session, uuid, actor, request_id):
-    """Insert the row of a node discovery enrolled, in ``enrolling``."""
+def create_enrolling(session, uuid, actor, request_id, manage_boot=True):
+    """Insert the row of a node discovery enrolled (or of an active node
+    whose data came, ``manage_boot`` False), in ``enrolling``."""
     session.add(models.Node(
         uuid=uuid, state=states.ENROLLING, generation=1, attempt=1,
-        started_at=timeutils.utcnow(), manage_boot=True))
+        started_at=timeutils.utcnow(), manage_boot=manage_boot))
     session.flush()
     record(session, uuid, ENROLL, None, states.ENROLLING, 1, actor,
            request_id)

@@ -17,6 +17,7 @@ import uuid as uuidlib
 
 import sqlalchemy as sa
 
+from inspector_ha.common import logctx
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
 from inspector_ha.db import nodes
@@ -32,6 +33,7 @@ OPEN = (PENDING, APPLIED)
 
 def add(session, node_uuid, event, attempt, payload=None, request_id=None):
     now = timeutils.utcnow()
+    payload = logctx.stamp(payload)
     row = models.Request(
         id=request_id or str(uuidlib.uuid4()), node_uuid=node_uuid,
         event=event, attempt=attempt, status=PENDING, deliveries=0,
@@ -42,16 +44,40 @@ def add(session, node_uuid, event, attempt, payload=None, request_id=None):
     return row
 
 
-def add_once(session, node_uuid, event, attempt):
+def add_once(session, node_uuid, event, attempt, payload=None):
     """Add a request whose id is derived from (event, node, attempt), or
     return None if it exists: whoever adds it first is the only one. Two
     concurrent adds cannot both insert it (the loser's transaction fails
     with IntegrityError)."""
-    request_id = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, '%s/%s/%s' % (
-        event, node_uuid, attempt)))
+    request_id = _once_id(node_uuid, event, attempt)
     if get(session, request_id) is not None:
         return None
-    return add(session, node_uuid, event, attempt, request_id=request_id)
+    return add(session, node_uuid, event, attempt, payload=payload,
+               request_id=request_id)
+
+
+def _once_id(node_uuid, event, attempt):
+    return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, '%s/%s/%s' % (
+        event, node_uuid, attempt)))
+
+
+def record_once(session, node_uuid, name, attempt, payload):
+    """Record ``payload`` as the one result ``name`` of an attempt: a
+    closed ledger row, like the claims of :func:`claim_once`.
+
+    :raises StaleWrite: a result was recorded already.
+    """
+    row = add_once(session, node_uuid, name, attempt, payload=payload)
+    if row is None:
+        raise nodes.StaleWrite('%s of node %s attempt %s is recorded '
+                               'already' % (name, node_uuid, attempt))
+    mark(session, row.id, DONE)
+
+
+def recorded(session, node_uuid, name, attempt):
+    """The payload :func:`record_once` recorded, or None."""
+    row = get(session, _once_id(node_uuid, name, attempt))
+    return None if row is None else payload(row)
 
 
 def get(session, request_id):
@@ -59,7 +85,7 @@ def get(session, request_id):
 
 
 def payload(row):
-    return json.loads(row.payload) if row.payload else {}
+    return logctx.unstamp(json.loads(row.payload))[0] if row.payload else {}
 
 
 def mark(session, request_id, status, detail=None):

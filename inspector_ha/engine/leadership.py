@@ -15,8 +15,10 @@ the group shrinks, so that every member campaigns again.
 import logging
 import threading
 
+from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.db import leaders
+from inspector_ha.ironic import client as ironic_client
 
 LOG = logging.getLogger(__name__)
 
@@ -54,6 +56,7 @@ class LeaderTask(threading.Thread):
                     self._lead()
                 finally:
                     self.epoch = None
+                    metrics.LEADER_EPOCH.labels(self.task).set(0)
                     lock.release()
             stop.wait(self._svc.conf.periodic.campaign_period)
 
@@ -62,6 +65,7 @@ class LeaderTask(threading.Thread):
         self.epoch = self._svc.store.transaction(
             leaders.elect, self.task, self._svc.member_id)
         LOG.info('Leading %s with epoch %d', self.task, self.epoch)
+        metrics.LEADER_EPOCH.labels(self.task).set(self.epoch)
         while not self._svc.stop.is_set() and not self.reset.is_set():
             if not self._run_once():
                 return
@@ -74,14 +78,23 @@ class LeaderTask(threading.Thread):
                     leaders.record_run, self.task, self._svc.member_id,
                     self.epoch)
             self._func(self._svc, self._fence)
+            metrics.ran(self.task, 'ok')
         except leaders.Fenced as exc:
             self.fenced_writes += 1
+            metrics.fenced(self.task)
             LOG.warning('Stepping down: %s', exc)
             return False
-        except (retry.BackendUnavailable, retry.Interrupted):
+        except retry.BackendUnavailable as exc:
+            if exc.backend != ironic_client.BACKEND:
+                raise
+            # NOTE: restarting cannot bring Ironic back: one line a period.
+            LOG.warning('Periodic task %s skipped: %s', self.task, exc)
+            metrics.ran(self.task, 'skipped')
+        except retry.Interrupted:
             raise
         except Exception:
             LOG.exception('Periodic task %s failed', self.task)
+            metrics.ran(self.task, 'failed')
         return True
 
     def _fence(self, session):

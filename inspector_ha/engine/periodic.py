@@ -32,7 +32,7 @@ def redrive(service, fence):
 
 def time_out(service, fence):
     """Queue a timeout request for every introspection past its time."""
-    if service.conf.timeout:
+    if service.conf.timeout > 0:
         _publish(service, service.store.transaction(
             _add_timeouts, fence, service.conf.timeout))
 

@@ -2,13 +2,17 @@
 
 A task runs after its transition is committed and before its request is
 marked done, so a redelivered request runs it again: tasks must be
-reentrant, except the one bound to the strict ``process`` event, which
-the machine never runs twice (it routes the redelivery to ``error``).
+reentrant. The strict ``process`` event's work is split: the hooks and
+rules run once, in :meth:`Tasks.prepare`, before ``waiting ->
+processing`` commits, and their result is recorded in that transaction;
+the task only sends the recorded changes, which is reentrant, so a
+redelivery resumes it (``doc/guarantees.md`` D3b).
 """
 
 import logging
 
 from openstack.baremetal.v1 import node as ironic_node_mod
+from oslo_utils import strutils
 import sqlalchemy as sa
 
 from inspector_ha.common import retry
@@ -19,11 +23,15 @@ from inspector_ha.db import requests
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
+from inspector_ha.processing import changes as changes_mod
 from inspector_ha.rules import engine as rules
 
 LOG = logging.getLogger(__name__)
 CANCELED = 'Canceled by operator'
 POWER_ON = 'power-on'
+POWER_OFF = 'power-off'
+#: The ledger row recording an attempt's processing result.
+PROCESSED = 'processed'
 POWER_FIELDS = ['power_state', 'target_power_state']
 PRE_HOOKS_FAILED = ('The following failures happened during running '
                     'pre-processing hooks:\n')
@@ -37,13 +45,18 @@ class Tasks:
                        (st.ABORT, st.ABORTING): self.abort,
                        (st.REAPPLY, st.REAPPLYING): self.reapply}
 
-    def run(self, event, to_state, node, request):
-        """Run the task bound to ``event`` into ``to_state``, if any."""
+    def run(self, event, to_state, node, request, prepared=None):
+        """Run the task bound to ``event`` into ``to_state``, if any, with
+        what :meth:`prepare` recorded."""
         task = self._bound.get((event, to_state))
         if task is None:
             return None, None
+        return self._guarded(event, node, task, node, request, prepared)
+
+    def _guarded(self, event, node, task, *args):
+        """``task(*args)``; a failure is the follow-up ``error``."""
         try:
-            return task(node, request)
+            return task(*args)
         except (retry.BackendUnavailable, retry.Interrupted):
             raise
         except (base.HookError, ironic_client.Error) as exc:
@@ -54,15 +67,30 @@ class Tasks:
             LOG.exception('Task %s of node %s crashed', event, node.uuid)
             return st.FAIL, 'Unexpected error: %s' % exc
 
-    def introspect(self, node, request):
+    def introspect(self, node, request, prepared=None):
         svc = self._svc
         macs = svc.ironic.port_macs(node.uuid)
         svc.store.transaction(_replace_macs, node.uuid, macs)
         svc.announce_whitelist('add', node.uuid, macs)
         if node.manage_boot is not False:
-            svc.ironic.set_pxe_boot(node.uuid)
+            svc.ironic.set_pxe_boot(node.uuid, persistent=self._persistent(
+                node, request))
             svc.throttle.run(self._power_on_once, node)
         return st.WAIT, None
+
+    def _persistent(self, node, request):
+        """Upstream's ``driver_info/force_persistent_boot_device``:
+        ``Always`` (or a true value) sets PXE boot persistently; ``Default``
+        and ``Never`` (or anything else) for the next boot only."""
+        snapshot = requests.payload(request).get('node') if request else None
+        if snapshot is None:
+            snapshot = self._svc.ironic.get_node(
+                node.uuid, fields=['driver_info']).to_dict(computed=False)
+        value = (snapshot.get('driver_info') or {}).get(
+            'force_persistent_boot_device', 'Default')
+        if value in ('Always', 'Default', 'Never'):
+            return value == 'Always'
+        return strutils.bool_from_string(value, default=False)
 
     def _power_on_once(self, node):
         """Reboot at most once per attempt. A start is redelivered if its
@@ -86,39 +114,115 @@ class Tasks:
         return (ironic_node.power_state == 'power on' or
                 bool(ironic_node.target_power_state))
 
-    def process(self, node, request):
-        svc = self._svc
-        snapshot, macs = svc.store.transaction(_as_started, node)
-        ironic_node = self._update(node, requests.payload(request),
-                                   snapshot, macs)
-        if node.manage_boot is not False and svc.conf.processing.power_off:
-            _power_off(svc.ironic, ironic_node)
+    def prepare(self, event, to_state, node, request):
+        """Work done before the transition commits, recorded in its
+        transaction: a :class:`Processed` for ``waiting -> processing``
+        (hooks and rules run here, once), else None."""
+        if (event, to_state) != (st.PROCESS, st.PROCESSING):
+            return None
+        snapshot, macs = self._svc.store.transaction(_as_started, node)
+        data = requests.payload(request)
+        try:
+            changes, ironic_node = self._changes(node, data, snapshot, macs)
+        except (retry.BackendUnavailable, retry.Interrupted):
+            raise
+        except (base.HookError, ironic_client.Error) as exc:
+            LOG.warning('Processing node %s failed: %s', node.uuid, exc)
+            return Processed(changes_mod.Changes.failed(str(exc)))
+        except Exception as exc:
+            LOG.exception('Processing node %s crashed', node.uuid)
+            return Processed(changes_mod.Changes.failed(
+                'Unexpected error: %s' % exc))
+        # NOTE: upstream's: an active node (permit_active_introspection)
+        # keeps its power on.
+        changes.power_off = (node.manage_boot is not False and
+                             self._svc.conf.processing.power_off and
+                             ironic_node.provision_state not in
+                             ironic_client.ACTIVE_STATES)
+        changes.power_off_optional = ironic_node.provision_state == 'enroll'
+        return Processed(changes, data, self._svc.data_store)
+
+    def process(self, node, request, prepared):
+        return self._apply(node, prepared.changes, again=False)
+
+    def resume_processing(self, node):
+        """Send again the changes recorded when ``node`` entered
+        ``processing``; None if none were recorded (a node that entered
+        it before this release)."""
+        values = self._svc.store.transaction(
+            requests.recorded, node.uuid, PROCESSED, node.attempt)
+        if values is None:
+            return None
+        LOG.info('Node %s: the process request met again; sending the '
+                 'recorded changes again', node.uuid)
+        changes = changes_mod.Changes.from_dict(values)
+        return self._guarded(st.PROCESS, node, self._apply, node, changes,
+                             True)
+
+    def _apply(self, node, changes, again):
+        if changes.error:
+            return st.FAIL, changes.error
+        changes_mod.apply(self._svc.ironic, node.uuid, changes, again)
+        if changes.power_off:
+            self._power_off_once(node, changes.power_off_optional)
         return st.FINISH, None
 
-    def abort(self, node, request):
+    def _power_off_once(self, node, optional):
+        """Power off at most once per attempt (claimed in SQL like the
+        power-on); a delivery finding an earlier claim powers off only if
+        Ironic does not show the node off."""
+        claim = _claim(self._svc.store, node, POWER_OFF)
+        if claim == requests.STALE or (
+                claim == requests.TAKEN and self._powered_off(node)):
+            LOG.info('Not powering node %s off again for attempt %d: %s',
+                     node.uuid, node.attempt, claim)
+            return
+        try:
+            self._svc.ironic.power_off(node.uuid)
+        except ironic_client.Error as exc:
+            # NOTE: upstream's: a node still in enroll (discovered) may
+            # have no working power credentials yet.
+            if not optional:
+                raise
+            LOG.info('Failed to power off node %s in enroll state, '
+                     'ignoring: %s', node.uuid, exc)
+
+    def _powered_off(self, node):
+        ironic_node = self._svc.ironic.get_node(node.uuid,
+                                                fields=POWER_FIELDS)
+        return (ironic_node.target_power_state == 'power off' or (
+            ironic_node.power_state == 'power off' and
+            not ironic_node.target_power_state))
+
+    def abort(self, node, request, prepared=None):
         if node.manage_boot is not False:
             self._svc.ironic.power_off(node.uuid)
         return st.ABORT_END, CANCELED
 
-    def reapply(self, node, request):
+    def reapply(self, node, request, prepared=None):
         """Process the request's unprocessed data again; never power off.
 
         Runs every ``before_processing`` hook (a failure ends in error),
-        then what :meth:`process` does except powering the node off.
-        Unlike upstream, ``started_at`` is left as it is: it stays the
-        start of the introspection the data came from, and a node in
-        ``reapplying`` keeps its ``finished_at``, so the timeout check
-        never picks it (a crashed reapply is redelivered instead).
+        then the hooks and rules, sends their changes and stores the
+        processed data. Reentrant: a redelivery computes and sends the
+        same changes again. Unlike upstream, ``started_at`` is left as it
+        is: it stays the start of the introspection the data came from,
+        and a node in ``reapplying`` keeps its ``finished_at``, so the
+        timeout check never picks it (a crashed reapply is redelivered
+        instead).
         """
+        svc = self._svc
         data = requests.payload(request)
-        failures = self._svc.pipeline.before_processing(data)
+        failures = svc.pipeline.before_processing(data)
         if failures:
             raise base.HookError(PRE_HOOKS_FAILED + '\n'.join(failures))
-        self._update(node, data)
+        changes, _ = self._changes(node, data)
+        changes_mod.apply(svc.ironic, node.uuid, changes, again=True)
+        svc.store.transaction(svc.data_store.save, node.uuid, data, True)
         return st.FINISH, None
 
-    def _update(self, node, data, snapshot=None, macs=None):
-        """Hooks, rules, one PATCH to Ironic, processed data stored.
+    def _changes(self, node, data, snapshot=None, macs=None):
+        """``(Changes, Ironic node)``: the hooks' and rules' changes.
 
         ``snapshot`` and ``macs``, the node and its port MACs as they were
         when the introspection started, spare two Ironic calls; without
@@ -130,23 +234,25 @@ class Tasks:
             macs = svc.ironic.port_macs(node.uuid)
         context = base.NodeContext(svc.ironic, ironic_node, macs)
         svc.pipeline.before_update(data, context)
-        rules.apply(svc.store, svc.ironic, context, data)
-        context.commit()
-        svc.store.transaction(svc.data_store.save, node.uuid, data, True)
-        return ironic_node
+        rules.apply(svc.store, context, data)
+        return context.changes(), ironic_node
 
 
-def _power_off(ironic, ironic_node):
-    """Upstream's: a node still in ``enroll`` (discovered) may have no
-    working power credentials yet; failing to power it off is not an
-    error."""
-    try:
-        ironic.power_off(ironic_node.id)
-    except ironic_client.Error as exc:
-        if ironic_node.provision_state != 'enroll':
-            raise
-        LOG.info('Failed to power off node %s in enroll state, ignoring: '
-                 '%s', ironic_node.id, exc)
+class Processed:
+    """The result of processing, recorded with ``waiting -> processing``:
+    the changes to send (``PROCESSED`` ledger row of the attempt) and,
+    when processing succeeded, the processed data."""
+
+    def __init__(self, changes, data=None, data_store=None):
+        self.changes = changes
+        self._data = data
+        self._data_store = data_store
+
+    def record(self, session, node):
+        requests.record_once(session, node.uuid, PROCESSED, node.attempt,
+                             self.changes.to_dict())
+        if self._data_store is not None:
+            self._data_store.save(session, node.uuid, self._data, True)
 
 
 def _as_started(session, node):

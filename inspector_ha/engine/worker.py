@@ -25,6 +25,8 @@ import threading
 
 import sqlalchemy as sa
 
+from inspector_ha.common import logctx
+from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.db import models
 from inspector_ha.db import nodes
@@ -49,6 +51,7 @@ class Worker:
         """Handle one delivered request; True consumes it."""
         if self._svc.stop.is_set():
             return False
+        logctx.clear()
         try:
             return self._handle(message)
         except retry.Interrupted:
@@ -74,6 +77,7 @@ class Worker:
         request = self._store.transaction(requests.get, message.request_id)
         if request is None or request.status not in requests.OPEN:
             return True
+        logctx.bind(request)
         lock = self._svc.coordinator.node_lock(request.node_uuid)
         if not lock.try_acquire():
             return self._put_back('node %s is locked' % request.node_uuid)
@@ -84,6 +88,7 @@ class Worker:
 
     def _put_back(self, why):
         LOG.debug('Putting a request back: %s', why)
+        metrics.PUT_BACKS.inc()
         self._svc.stop.wait(self._svc.conf.worker.requeue_delay)
         return False
 
@@ -94,6 +99,12 @@ class Worker:
             _count_delivery, request.id)
         if request.status not in requests.OPEN:
             return True
+        if _parked(request, node):
+            LOG.info('Request %s (process) came while node %s is starting; '
+                     'it is applied once the node waits', request.id,
+                     request.node_uuid)
+            return True
+        metrics.delivered(request, deliveries)
         if deliveries > self._svc.conf.worker.max_deliveries:
             return self._bury(request, node, deliveries)
         if request.event == DELETE:
@@ -103,6 +114,11 @@ class Worker:
         return self._advance(request, node)
 
     def _advance(self, request, node):
+        if (request.status == requests.APPLIED and
+                st.is_deja_vu(node.state, request.event)):
+            follow_up = self._tasks.resume_processing(node)
+            if follow_up is not None:
+                return self._finish(request, node, *follow_up)
         try:
             to_state = machine.advance(node.state, request.event)
         except machine.IllegalTransition as exc:
@@ -113,16 +129,18 @@ class Worker:
         if to_state == st.ERROR:
             error = tasks_mod.error_for(request.event, node.state,
                                         requests.payload(request))
+        prepared = self._tasks.prepare(request.event, to_state, node,
+                                       request)
         try:
             saved = self._store.transaction(
-                _save, node, request, to_state, self._actor, error)
+                _save, node, request, to_state, self._actor, error, prepared)
         except nodes.StaleWrite as exc:
             self._log(request, node, request.event, to_state, 'stale')
             return self._put_back(str(exc))
         self._committed(request, node, request.event, to_state)
         node = saved
         event, error = self._tasks.run(request.event, to_state, node,
-                                       request)
+                                       request, prepared)
         return self._finish(request, node, event, error)
 
     def _finish(self, request, node, event, error):
@@ -140,17 +158,30 @@ class Worker:
             return self._done(request, str(exc))
         if event is not None:
             self._committed(request, node, event, to_state)
+        if to_state == st.WAITING:
+            self._drive_parked(node)
         return True
+
+    def _drive_parked(self, node):
+        """Apply at once a ramdisk's data that came while the node was
+        starting (still under this node's lock); if that fails, the
+        request stays open and the outbox re-drive publishes it again."""
+        parked = self._store.transaction(_open_process, node.uuid,
+                                         node.attempt)
+        if parked is not None:
+            self._drive(parked)
 
     def _committed(self, request, node, event, to_state):
         """Log a committed transition; one that ends the introspection
         takes the node's MACs off the PXE white-list at once."""
         self._log(request, node, event, to_state, 'committed')
+        metrics.committed(node, to_state)
         if to_state in st.FINAL_STATES:
             self._svc.announce_whitelist('remove', node.uuid, ())
 
     def _log(self, request, node, event, to_state, outcome):
         """One ``TRANSITION`` line per attempted transition."""
+        metrics.TRANSITIONS.labels(event, outcome).inc()
         LOG.info('TRANSITION %s', json.dumps({
             'request': request.id, 'node': node.uuid, 'event': event,
             'from': node.state, 'to': to_state,
@@ -176,6 +207,7 @@ class Worker:
             why += '; last failure: %s' % request.detail
         LOG.error('Dead-lettering request %s of node %s: %s', request.id,
                   request.node_uuid, why)
+        metrics.DEAD_LETTERS.inc()
         fail = _failable(node, request)
         try:
             self._store.transaction(_bury, node if fail else None, request,
@@ -198,19 +230,40 @@ class Worker:
 
 def _count_delivery(session, request_id):
     """``(request, deliveries, node)``; an open request's delivery is
-    counted (a closed one's is not: there is nothing left to do)."""
+    counted (a closed one's is not: there is nothing left to do; nor is
+    a parked one's, which came too early to fail)."""
     request = requests.get(session, request_id)
     if request.status not in requests.OPEN:
         return request, 0, None
-    deliveries = requests.count_delivery(session, request_id)
-    return request, deliveries, nodes.get(session, request.node_uuid)
+    node = nodes.get(session, request.node_uuid)
+    if _parked(request, node):
+        return request, 0, node
+    return request, requests.count_delivery(session, request_id), node
 
 
-def _save(session, node, request, to_state, actor, error):
-    """Commit the transition and mark the request applied."""
+def _parked(request, node):
+    """Whether ``request`` is ramdisk data that came while its node was
+    still starting: it waits (open in SQL) for the start to finish."""
+    return (request.event == st.PROCESS and node is not None and
+            node.state == st.STARTING and request.attempt == node.attempt)
+
+
+def _open_process(session, uuid, attempt):
+    for request in requests.for_node(session, uuid):
+        if (request.event == st.PROCESS and request.attempt == attempt and
+                request.status == requests.PENDING):
+            return request
+    return None
+
+
+def _save(session, node, request, to_state, actor, error, prepared=None):
+    """Commit the transition, mark the request applied and record what
+    the task prepared for it."""
     requests.mark_open(session, request.id, requests.APPLIED)
     nodes.transition(session, node, request.event, to_state, actor,
                      request.id, error)
+    if prepared is not None:
+        prepared.record(session, node)
     return nodes.get(session, node.uuid)
 
 

@@ -15,16 +15,22 @@ import logging
 
 import oslo_messaging as messaging
 
+from inspector_ha.messaging import objects
+
 LOG = logging.getLogger(__name__)
 TOPIC = 'inspector_ha_firewall'
+#: The release from which announcements are versioned objects (RPC API
+#: 1.1, ``announce``); before it, the same fields as arguments (1.0).
+OBJECTS_SINCE = '0.2.0'
 
 
 class Bus:
     """Sends announcements; ``serve`` receives them into ``Lists``."""
 
-    def __init__(self, conf, member_id):
+    def __init__(self, conf, member_id, releases=None):
         self._conf = conf
         self._member = member_id
+        self._releases = releases
         self._transport = messaging.get_rpc_transport(conf)
         self._client = messaging.get_rpc_client(
             self._transport, messaging.Target(topic=TOPIC, fanout=True),
@@ -32,15 +38,26 @@ class Bus:
         self._servers = []
 
     def whitelist(self, op, node_uuid, macs):
-        self._cast('whitelist', op=op, node_uuid=node_uuid,
-                   macs=sorted(macs))
+        self._cast('whitelist', objects.WhitelistChange,
+                   op=op, node_uuid=node_uuid, macs=sorted(macs))
 
     def blacklist(self, op, port_id, mac):
-        self._cast('blacklist', op=op, port_id=port_id, mac=mac)
+        self._cast('blacklist', objects.BlacklistChange,
+                   op=op, port_id=port_id, mac=mac)
 
-    def _cast(self, method, **kwargs):
+    def _cast(self, method, cls, **kwargs):
+        """A versioned object once every live member reads one; until
+        then the previous release's call (``method`` with arguments)."""
         try:
-            self._client.cast({}, method, **kwargs)
+            if self._releases is None or self._releases.allows(
+                    OBJECTS_SINCE):
+                change = cls(**kwargs)
+                self._client.prepare(version='1.1').cast(
+                    {}, 'announce', change=objects.to_primitive(
+                        change, self._releases.object_version(
+                            cls.obj_name()) if self._releases else None))
+            else:
+                self._client.cast({}, method, **kwargs)
         except Exception as exc:
             LOG.warning('Firewall announcement %s %s lost (the periodic '
                         'sync repairs it): %s', method, kwargs, exc)
@@ -67,11 +84,26 @@ class Bus:
 class _Receiver:
     """The RPC endpoint: announcements into the local lists."""
 
-    target = messaging.Target(version='1.0')
+    target = messaging.Target(version='1.1')
 
     def __init__(self, lists, opts):
         self._lists = lists
         self._opts = opts
+
+    def announce(self, ctxt, change):
+        """RPC 1.1: a :mod:`objects` change of either list."""
+        try:
+            change = objects.from_primitive(change)
+        except objects.NotUnderstood as exc:
+            # NOTE: a fan-out reaches every member; nothing to put back.
+            # The periodic sync repairs what this member missed.
+            LOG.warning('Ignoring a firewall announcement of a newer '
+                        'release: %s', exc)
+            return
+        if isinstance(change, objects.WhitelistChange):
+            self.whitelist(ctxt, change.op, change.node_uuid, change.macs)
+        elif isinstance(change, objects.BlacklistChange):
+            self.blacklist(ctxt, change.op, change.port_id, change.mac)
 
     def whitelist(self, ctxt, op, node_uuid, macs):
         if self._opts.whitelist_pubsub:

@@ -19,6 +19,7 @@ import logging
 import threading
 import time
 
+from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.db import leaders
 from inspector_ha.firewall import lists as lists_mod
@@ -193,5 +194,8 @@ class BlacklistSync(threading.Thread):
             self._lists.replace_black(dict(sources.ironic_ports(self._svc)))
         except retry.Interrupted:
             raise
+        except retry.BackendUnavailable as exc:
+            LOG.warning('Cannot list Ironic ports, black-list unchanged: '
+                        '%s', exc)
         except Exception:
             LOG.exception('Cannot list Ironic ports; black-list unchanged')

@@ -11,26 +11,37 @@ from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
 import openstack
 from openstack import exceptions as sdk_exc
+from oslo_config import cfg
 from oslo_utils import uuidutils
 
+from inspector_ha.common import metrics
 from inspector_ha.common import retry
 
 LOG = logging.getLogger(__name__)
 GROUP = 'ironic'
+#: The backend name in retry logs and BackendUnavailable.
+BACKEND = 'ironic'
 
 #: Provision states in which a node may be introspected (upstream's).
 VALID_STATES = frozenset(['enroll', 'manageable', 'inspecting',
                           'inspect wait', 'inspect failed'])
+#: States of a node in use; introspected only with ``[processing]
+#: permit_active_introspection``, never powered off, ports untouched.
+ACTIVE_STATES = frozenset(['active', 'rescue'])
 
 NotFound = sdk_exc.NotFoundException
 BadRequest = sdk_exc.BadRequestException
 Error = sdk_exc.SDKException
 
+#: Ironic's answer to a port whose MAC another port has (409).
+MAC_EXISTS = 'already exists'
+
 #: A port as the processing hooks see it; ``address`` is lower-case.
 Port = collections.namedtuple(
-    'Port', 'id address local_link_connection physical_network')
+    'Port', 'id address local_link_connection physical_network pxe_enabled',
+    defaults=(None,))
 PORT_FIELDS = ['uuid', 'address', 'local_link_connection',
-               'physical_network']
+               'physical_network', 'pxe_enabled']
 
 
 def _retryable(exc):
@@ -39,8 +50,12 @@ def _retryable(exc):
     return True
 
 
-RETRYABLE = (ks_exc.ConnectFailure, ks_exc.ConnectTimeout,
-             ks_exc.RetriableConnectionFailure, sdk_exc.HttpException)
+#: Ironic unreachable: refused, timed out, TLS failed, or its version
+#: document could not be read (keystoneauth's discovery runs on the
+#: first call), or an HTTP error worth retrying (see ``_retryable``).
+RETRYABLE = (ks_exc.ConnectionError, ks_exc.RetriableConnectionFailure,
+             ks_exc.DiscoveryFailure, ks_exc.EndpointNotFound,
+             sdk_exc.HttpException)
 
 
 class Ironic:
@@ -57,12 +72,23 @@ class Ironic:
         return getattr(self._conn.baremetal, name)
 
     def _call(self, name, *args, **kwargs):
-        return self._policy.call(
-            lambda: self._method(name)(*args, **kwargs))
+        return self._measured(name, lambda: self._method(name)(*args,
+                                                               **kwargs))
 
     def _list(self, name, **kwargs):
-        return self._policy.call(
-            lambda: list(self._method(name)(**kwargs)))
+        return self._measured(name, lambda: list(self._method(name)(
+            **kwargs)))
+
+    def _measured(self, name, func):
+        """``func`` under the retry policy, counted and timed by call."""
+        result = 'error'
+        try:
+            with metrics.Timer(metrics.IRONIC_SECONDS.labels(name)):
+                value = self._policy.call(func)
+            result = 'ok'
+            return value
+        finally:
+            metrics.IRONIC_CALLS.labels(name, result).inc()
 
     def get_node(self, ident, fields=None):
         return self._call('get_node', ident, fields=fields)
@@ -95,11 +121,22 @@ class Ironic:
         self._call('remove_node_trait', uuid, name, ignore_missing=True)
 
     def create_port(self, uuid, address, pxe_enabled=True, extra=None):
+        """Create a port; return its id, or None if the MAC has a port
+        already (created by an earlier try, or by another). Other
+        conflicts (the node is locked) are retried."""
+        return self._policy.call(self._create_port_once, uuid, address,
+                                 pxe_enabled, extra or {})
+
+    def _create_port_once(self, uuid, address, pxe_enabled, extra):
         try:
-            self._call('create_port', node_uuid=uuid, address=address,
-                       is_pxe_enabled=pxe_enabled, extra=extra or {})
-        except sdk_exc.ConflictException:
+            return self._method('create_port')(
+                node_uuid=uuid, address=address, is_pxe_enabled=pxe_enabled,
+                extra=extra).id
+        except sdk_exc.ConflictException as exc:
+            if MAC_EXISTS not in str(exc):
+                raise
             LOG.info('Port %s of node %s already exists', address, uuid)
+            return None
 
     def node_uuids(self):
         return {n.id for n in self._list('nodes', fields=['uuid'])}
@@ -107,7 +144,7 @@ class Ironic:
     def ports(self, uuid):
         """The node's ports as :class:`Port` tuples (id, address, ...)."""
         return [Port(p.id, p.address.lower(), p.local_link_connection or {},
-                     p.physical_network)
+                     p.physical_network, p.is_pxe_enabled)
                 for p in self._list('ports', node_uuid=uuid,
                                     fields=PORT_FIELDS)]
 
@@ -120,6 +157,10 @@ class Ironic:
                  'extra': p.extra or {}}
                 for p in self._list('ports', fields=['uuid', 'address',
                                                      'extra'], **query)]
+
+    def delete_port(self, port_id):
+        """Delete a port; one already gone is no error."""
+        self._call('delete_port', port_id, ignore_missing=True)
 
     def patch_port(self, port_id, patch):
         if patch:
@@ -143,7 +184,8 @@ class Ironic:
         node exists.
         """
         attrs.setdefault('id', uuidutils.generate_uuid())
-        return self._policy.call(self._create_node_once, attrs)
+        return self._measured('create_node',
+                              lambda: self._create_node_once(attrs))
 
     def _create_node_once(self, attrs):
         try:
@@ -170,7 +212,23 @@ def connect(conf, stop):
         session=session, baremetal_endpoint_override=group.endpoint_override,
         baremetal_api_version=group.api_version,
         baremetal_status_code_retries=0)
-    policy = retry.RetryPolicy('ironic', group.retry_count,
+    policy = retry.RetryPolicy(BACKEND, group.retry_count,
                                group.retry_timeout, stop, RETRYABLE,
-                               retry_if=_retryable)
+                               retry_if=_retryable,
+                               location=location(conf))
     return Ironic(conn, policy)
+
+
+def location(conf):
+    """Ironic's URL as configured, without any user name or password:
+    ``endpoint_override``, else the Keystone catalog at ``auth_url``."""
+    group = conf[GROUP]
+    if group.endpoint_override:
+        return retry.without_credentials(group.endpoint_override)
+    try:
+        auth_url = group.auth_url
+    except cfg.NoSuchOptError:
+        auth_url = None
+    if auth_url:
+        return 'the catalog of %s' % retry.without_credentials(auth_url)
+    return None

@@ -2,11 +2,24 @@
 
 A message names a request; the request itself (event, payload, attempt)
 lives in SQL. Versioned objects let processes of mixed versions talk
-during a rolling upgrade.
+during a rolling upgrade: a sender publishes at the version every live
+member understands (:mod:`inspector_ha.coordination.releases`), and a
+receiver that meets a newer version or an event it does not know puts
+the message back for another member (:class:`NotUnderstood`).
+
+0.1.0's consumer acknowledges and drops a message it cannot decode (its
+request stays open in SQL and is re-driven from there), so a member never
+publishes above what the oldest live member reads.
 """
 
+from oslo_utils import timeutils
 from oslo_versionedobjects import base
+from oslo_versionedobjects import exception as ovo_exc
 from oslo_versionedobjects import fields
+
+
+class NotUnderstood(Exception):
+    """A message of a newer release: put it back for another member."""
 
 
 class InspectorObjectRegistry(base.VersionedObjectRegistry):
@@ -21,20 +34,81 @@ class InspectorObject(base.VersionedObject):
 class TransitionRequest(InspectorObject):
     """A request to apply ``event`` to node ``node_uuid``.
 
-    Version 1.0: request_id, node_uuid, event.
+    Version 1.0 (0.1.0): request_id, node_uuid, event.
+    Version 1.1 (0.2.0): sent_at, when it was published (the queue
+    latency a receiver logs).
     """
 
-    VERSION = '1.0'
+    VERSION = '1.1'
     fields = {
         'request_id': fields.UUIDField(),
         'node_uuid': fields.StringField(),
         'event': fields.StringField(),
+        'sent_at': fields.DateTimeField(nullable=True),
+    }
+
+    def obj_make_compatible(self, primitive, target_version):
+        super().obj_make_compatible(primitive, target_version)
+        if _tuple(target_version) < (1, 1):
+            primitive.pop('sent_at', None)
+
+
+@InspectorObjectRegistry.register
+class WhitelistChange(InspectorObject):
+    """The firewall white-list channel: ``op`` (add/remove) the MACs of
+    node ``node_uuid``.
+
+    Version 1.0 (0.2.0; 0.1.0 sent the same fields as RPC arguments).
+    """
+
+    VERSION = '1.0'
+    fields = {
+        'op': fields.StringField(),
+        'node_uuid': fields.StringField(),
+        'macs': fields.ListOfStringsField(),
     }
 
 
-def to_primitive(obj):
-    return obj.obj_to_primitive()
+@InspectorObjectRegistry.register
+class BlacklistChange(InspectorObject):
+    """The firewall black-list channel: ``op`` (add/remove) ``mac`` of
+    Ironic port ``port_id``.
+
+    Version 1.0 (0.2.0; 0.1.0 sent the same fields as RPC arguments).
+    """
+
+    VERSION = '1.0'
+    fields = {
+        'op': fields.StringField(),
+        'port_id': fields.StringField(),
+        'mac': fields.StringField(),
+    }
 
 
-def from_primitive(primitive):
-    return InspectorObject.obj_from_primitive(primitive)
+def _tuple(version):
+    return tuple(int(part) for part in version.split('.'))
+
+
+def transition_request(request_id, node_uuid, event):
+    return TransitionRequest(request_id=request_id, node_uuid=node_uuid,
+                             event=event, sent_at=timeutils.utcnow(True))
+
+
+def to_primitive(obj, target_version=None):
+    """``obj`` as the primitive of ``target_version`` (default: its own)."""
+    return obj.obj_to_primitive(target_version=target_version)
+
+
+def from_primitive(primitive, events=None):
+    """The object of ``primitive``; :class:`NotUnderstood` when it is of a
+    newer version than this release has, or (given ``events``, the events
+    this release knows) carries an event not among them. Anything else
+    that cannot be decoded raises as it is."""
+    try:
+        obj = InspectorObject.obj_from_primitive(primitive)
+    except ovo_exc.IncompatibleObjectVersion as exc:
+        raise NotUnderstood(str(exc)) from exc
+    if events is not None and getattr(obj, 'event', None) not in events:
+        raise NotUnderstood('event %r is not known to this release'
+                            % obj.event)
+    return obj

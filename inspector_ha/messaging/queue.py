@@ -6,6 +6,9 @@ first worker starts is lost. Consuming is the design's worker loop on
 one listener per thread: a message is acknowledged only after the
 handler returns ``True``; when it returns ``False`` or raises, or the
 process dies first, the broker delivers the message again (at-least-once).
+A message of a newer release (a version or an event this one does not
+know) is put back for another member before the handler sees it, so no
+delivery is counted.
 A message that cannot be decoded would fail the same way every time: it
 is acknowledged and dropped (its request, if any, stays open in SQL).
 Publishing is best effort by design: the request is already in SQL and
@@ -28,6 +31,7 @@ from urllib import parse
 import kombu
 import oslo_messaging as messaging
 
+from inspector_ha.coordination import releases
 from inspector_ha.messaging import objects
 
 LOG = logging.getLogger(__name__)
@@ -44,30 +48,39 @@ class Publisher:
     never holds up an API response; a message that cannot be sent is
     dropped (and logged) because the outbox re-drives it from SQL."""
 
-    def __init__(self, transport, topic, publisher_id, retry, backlog=10000):
+    def __init__(self, transport, topic, publisher_id, retry,
+                 version_for=None, backlog=10000):
         self._notifier = messaging.Notifier(
             transport, publisher_id=publisher_id, driver='messaging',
             topics=[topic], retry=retry)
+        # NOTE: the version every live member reads (releases.Releases);
+        # None publishes at this release's own versions.
+        self._version_for = version_for
         self._backlog = queue_mod.Queue(backlog)
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='publisher')
         self._thread.start()
 
     def publish(self, request_id, node_uuid, event):
-        obj = objects.TransitionRequest(request_id=request_id,
-                                        node_uuid=node_uuid, event=event)
+        obj = objects.transition_request(request_id, node_uuid, event)
         try:
-            self._backlog.put_nowait(objects.to_primitive(obj))
+            self._backlog.put_nowait(obj)
         except queue_mod.Full:
             LOG.warning('Publish backlog full; request %s waits for the '
                         're-drive', request_id)
 
     def _run(self):
         while True:
-            primitive = self._backlog.get()
-            if primitive is None:
+            obj = self._backlog.get()
+            if obj is None:
                 return
-            self._notifier.info({}, EVENT_TYPE, primitive)
+            # NOTE: the version is chosen here, not in publish(): reading
+            # the members' versions may wait for the coordination backend,
+            # which must never hold up an API answer (D6).
+            version = (self._version_for(obj.obj_name())
+                       if self._version_for is not None else None)
+            self._notifier.info({}, EVENT_TYPE,
+                                objects.to_primitive(obj, version))
 
     def close(self, timeout=5.0):
         """Send what is queued (up to ``timeout``), then stop."""
@@ -88,8 +101,9 @@ class Consumer:
     """
 
     def __init__(self, transport, topic, handler, pool_size, get_timeout,
-                 stop):
+                 stop, requeue_delay=0.0):
         self._transport = transport
+        self._requeue_delay = requeue_delay
         self._target = messaging.Target(topic=topic)
         self._handler = handler
         self._pool_size = pool_size
@@ -115,7 +129,16 @@ class Consumer:
 
     def _one(self, message):
         try:
-            request = objects.from_primitive(message.message['payload'])
+            request = objects.from_primitive(message.message['payload'],
+                                             releases.RELEASES[
+                                                 releases.CURRENT]['events'])
+        except objects.NotUnderstood as exc:
+            # NOTE: a newer member sent it: another member reads it. Put
+            # back before the handler counts a delivery (max_deliveries).
+            LOG.info('Putting back a message of a newer release: %s', exc)
+            self._stop.wait(self._requeue_delay)
+            message.requeue()
+            return
         except Exception as exc:
             # NOTE: it would fail the same way on every delivery. The
             # request (if any) is still open in SQL: the outbox publishes

@@ -4,6 +4,7 @@
 import logging
 
 from inspector_ha.ironic import client as ironic_client
+from inspector_ha.processing import changes as changes_mod
 from inspector_ha.rules import target
 
 LOG = logging.getLogger(__name__)
@@ -36,9 +37,10 @@ class ProcessingHook:
 class NodeContext:
     """What a hook may see and change of the Ironic node.
 
-    Property changes are collected and sent as one PATCH, port changes
-    as one PATCH per port, and ports are created only for MACs Ironic does
-    not have yet, to keep the number of Ironic calls per introspection low.
+    Nothing is sent from here: every change is collected into one
+    :class:`~inspector_ha.processing.changes.Changes` (one PATCH for the
+    node, one per port, a port created only for a MAC Ironic does not
+    have), which the worker records in SQL and then sends.
     """
 
     def __init__(self, ironic, node, known_macs):
@@ -46,7 +48,11 @@ class NodeContext:
         self.node = node
         self.known_macs = set(known_macs)
         self.patches = []
-        self.port_patches = {}
+        self.traits = []
+        self.reset_interfaces = False
+        self._new_ports = {}
+        self._port_patches = {}
+        self._deleted_ports = {}
         self._ironic = ironic
         self._ports = None
 
@@ -84,34 +90,50 @@ class NodeContext:
         self.patches.extend(operations)
 
     def create_port(self, mac, pxe_enabled):
-        if mac.lower() in self.known_macs:
+        """Plan a port for ``mac`` unless Ironic has one; later hooks see
+        it in :meth:`ports` (with no id yet) and may patch it."""
+        mac = mac.lower()
+        if mac in self.known_macs:
             return
-        self._ironic.create_port(self.uuid, mac, pxe_enabled=pxe_enabled)
-        self.known_macs.add(mac.lower())
-        self._ports = None
+        self._new_ports[mac] = {'address': mac, 'pxe_enabled': pxe_enabled}
+        self.known_macs.add(mac)
 
     def ports(self):
-        """``{mac: Port}`` of the node's Ironic ports, listed once (again
-        after a port was created)."""
+        """``{mac: Port}`` of the node's Ironic ports (listed once) and of
+        the ports planned by :meth:`create_port`."""
         if self._ports is None:
             self._ports = {p.address: p
                            for p in self._ironic.ports(self.uuid)}
-        return self._ports
+        planned = {mac: ironic_client.Port(None, mac, {}, None,
+                                           port['pxe_enabled'])
+                   for mac, port in self._new_ports.items()
+                   if mac not in self._ports}
+        return {mac: port for mac, port in dict(self._ports, **planned)
+                .items() if mac not in self._deleted_ports}
+
+    def delete_port(self, port):
+        """Plan deleting a :class:`~inspector_ha.ironic.client.Port` that
+        Ironic has (one only planned is dropped from the plan)."""
+        self._new_ports.pop(port.address, None)
+        self._port_patches.pop(port.address, None)
+        if port.id is not None:
+            self._deleted_ports[port.address] = port.id
 
     def patch_port(self, port, operations):
         """Collect JSON-patch operations on a :class:`~inspector_ha.ironic.
-        client.Port`; sent by :meth:`commit`, one PATCH per port."""
-        self.port_patches.setdefault(port.id, []).extend(operations)
+        client.Port`; sent with the other changes, one PATCH per port."""
+        self._port_patches.setdefault(port.address, []).extend(operations)
 
-    def commit(self):
-        self._ironic.patch_node(self.uuid, self.patches)
-        self.patches = []
-        port_patches, self.port_patches = self.port_patches, {}
-        for port_id, operations in port_patches.items():
-            try:
-                self._ironic.patch_port(port_id, operations)
-            except ironic_client.BadRequest as exc:
-                # NOTE: upstream's: a port Ironic refuses to change (a
-                # malformed switch id, say) does not fail introspection.
-                LOG.warning('Failed to update port %s of node %s: %s',
-                            port_id, self.uuid, exc)
+    def changes(self):
+        """Everything collected, as the data the worker records."""
+        ids = {mac: port.id for mac, port in (self._ports or {}).items()}
+        return changes_mod.Changes(
+            node_patch=list(self.patches),
+            reset_interfaces=self.reset_interfaces,
+            new_ports=list(self._new_ports.values()),
+            port_patches={mac: list(ops)
+                          for mac, ops in self._port_patches.items()},
+            port_ids={mac: ids[mac] for mac in self._port_patches
+                      if mac in ids},
+            deleted_ports=dict(self._deleted_ports),
+            traits=[list(t) for t in self.traits])

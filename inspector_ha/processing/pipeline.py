@@ -5,6 +5,7 @@ import logging
 from stevedore import named
 
 from inspector_ha.processing import base
+from inspector_ha.processing import upstream
 
 LOG = logging.getLogger(__name__)
 NAMESPACE = 'inspector_ha.hooks.processing'
@@ -15,11 +16,18 @@ class Pipeline:
     def __init__(self, conf):
         names = [n.strip() for n in conf.processing.processing_hooks
                  .split(',') if n.strip()]
+        upstream_names = []
         manager = named.NamedExtensionManager(
             NAMESPACE, names, invoke_on_load=True, invoke_args=(conf,),
-            name_order=True, on_missing_entrypoints_callback=_missing,
+            name_order=True,
+            on_missing_entrypoints_callback=upstream_names.extend,
             on_load_failure_callback=_failed)
-        self.hooks = [ext.obj for ext in manager]
+        # NOTE: a name missing here may be a plugin written for
+        # ironic-inspector (its namespace, its signatures): adapted.
+        ours = {ext.name: ext.obj for ext in manager}
+        theirs = {hook.name: hook for hook in
+                  upstream.processing_hooks(conf, upstream_names)}
+        self.hooks = [ours.get(n) or theirs[n] for n in names]
 
     def before_processing(self, data):
         """Run every hook's first phase; return the failure messages."""
@@ -41,10 +49,6 @@ class Pipeline:
     def before_update(self, data, node):
         for hook in self.hooks:
             hook.before_update(data, node)
-
-
-def _missing(names):
-    raise RuntimeError('Unknown processing hooks: %s' % ', '.join(names))
 
 
 def _failed(manager, entrypoint, exc):

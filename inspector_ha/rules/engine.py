@@ -23,22 +23,23 @@ SCOPE_PROPERTY = 'inspection_scope'
 validate = schema.validate
 
 
-def apply(store, ironic, context, data):
+def apply(store, context, data):
     """Apply every rule to the node of ``context`` (a processing
-    ``NodeContext``) and the processed ``data``.
-
-    Trait changes are sent at once; patches join ``context``'s, which
-    the caller commits.
+    ``NodeContext``) and the processed ``data``: the changes (patches,
+    traits, interface reset) join those ``context`` collected.
 
     :raises HookError: a ``fail`` action, or a rule that cannot be run.
     """
     rules = store.transaction(rules_db.list_all)
     if not rules:
         return
-    target = target_mod.NodeTarget(context.uuid, _node_dict(context.node),
+    target = target_mod.NodeTarget(context.uuid, target_mod.node_dict(context.node),
                                    context.patches)
     run(rules, target, data, plugins_mod.Plugins())
-    _send(ironic, context, target)
+    context.patches.extend(target.patches)
+    context.traits.extend(target.traits)
+    context.reset_interfaces = (context.reset_interfaces or
+                                target.reset_interfaces)
 
 
 def run(rules, target, data, plugins):
@@ -140,24 +141,6 @@ def _format(value, data):
     except (IndexError, AttributeError, TypeError, ValueError) as exc:
         raise base.HookError('Invalid formatting of value %s: %s' %
                              (value, exc)) from None
-
-
-def _send(ironic, context, target):
-    for operation, name in target.traits:
-        if operation == 'add':
-            ironic.add_trait(context.uuid, name)
-        else:
-            ironic.remove_trait(context.uuid, name)
-    context.patches.extend(target.patches)
-    if target.reset_interfaces:
-        ironic.patch_node(context.uuid, context.patches,
-                          reset_interfaces=True)
-        context.patches = []
-
-
-def _node_dict(node):
-    to_dict = getattr(node, 'to_dict', None)
-    return to_dict(computed=False) if to_dict else dict(vars(node))
 
 
 def _params(item, keys):

@@ -39,9 +39,20 @@ class WithValidation:
 class Plugins:
     """The loaded condition and action plugins, by name."""
 
-    def __init__(self):
+    def __init__(self, upstream_plugins=True):
+        """``upstream_plugins``: also those registered for ironic-inspector
+        (:mod:`inspector_ha.rules.upstream`)."""
+        # NOTE: imported here: the adapters subclass our plugin classes.
+        from inspector_ha.rules import upstream
         self._conditions = _load(CONDITIONS)
         self._actions = _load(ACTIONS)
+        if not upstream_plugins:
+            return
+        self._conditions.update(upstream.load(
+            upstream.CONDITIONS, upstream.UpstreamCondition,
+            self._conditions))
+        self._actions.update(upstream.load(
+            upstream.ACTIONS, upstream.UpstreamAction, self._actions))
 
     @property
     def condition_names(self):

@@ -64,6 +64,12 @@ class NodeTarget:
         self.traits.append(('remove', name))
 
 
+def node_dict(node):
+    """An openstacksdk node (or any object) as the dict rules see."""
+    to_dict = getattr(node, 'to_dict', None)
+    return to_dict(computed=False) if to_dict else dict(vars(node))
+
+
 def normalise(path):
     return '/' + path.lstrip('/')
 

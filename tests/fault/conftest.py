@@ -36,11 +36,11 @@ def private_servers(obtain_backend):
     servers = harness_mod.Servers(private.RabbitMQ(), private.Redis(),
                                   private.MariaDB())
     try:
-        for server in (servers.rabbit, servers.redis, servers.mariadb):
+        for server in (servers.rabbit, servers.redis, servers.database):
             obtain_backend(server.start)
         yield servers
     finally:
-        for server in (servers.rabbit, servers.redis, servers.mariadb):
+        for server in (servers.rabbit, servers.redis, servers.database):
             server.close()
 
 

@@ -20,7 +20,6 @@ import cluster as cluster_mod
 
 #: Inject once this many nodes have reached ``waiting``: mid-batch.
 MID_BATCH = 5
-DEJA_VU = 'delivered again after its strict transition was applied'
 
 
 @dataclasses.dataclass
@@ -137,19 +136,70 @@ def _first_stale_write(victim, seen, timeout=20):
         pass  # NOTE: the test's assertion reports it
 
 
-def kill_api(harness, mid_batch=MID_BATCH):
+def term_worker(harness, mid_batch=MID_BATCH):
+    """SIGTERM a busy worker (the supervisor starts it again): what it
+    holds finishes or goes back to the queue."""
+    harness.wait_progress(mid_batch)
+    victim, _ = _busy_worker(harness)
+    held = _held_by(harness, _member(victim))
+    victim.send_signal(signal.SIGTERM)
+    return Fault('worker SIGTERM', 'SIGTERM to its requests moved on',
+                 _taken_over(harness, held), [], {'held': len(held)})
+
+
+def term_api(harness, mid_batch=MID_BATCH):
+    return _signal_api(harness, signal.SIGTERM, 'API SIGTERM', mid_batch)
+
+
+def pause_api(harness, seconds=8.0, mid_batch=MID_BATCH):
+    """SIGSTOP an API process for ``seconds``, then SIGCONT."""
     harness.wait_progress(mid_batch)
     victim = next(a for a in harness.cluster.apis if a.poll() is None)
-    victim.send_signal(signal.SIGKILL)
+    victim.send_signal(signal.SIGSTOP)
+    try:
+        _pass(seconds)
+    finally:
+        victim.send_signal(signal.SIGCONT)
+    return Fault('API SIGSTOP then SIGCONT', 'paused for', seconds, [])
+
+
+def pause_leader(harness, task='timeout', mid_batch=MID_BATCH):
+    """SIGSTOP the leader of ``task`` past its lease, then SIGCONT once
+    another member leads: its next write is fenced."""
+    harness.wait_progress(mid_batch)
+    before = harness.leader(task)
+    victim = harness.process_of(before.holder)
+    victim.send_signal(signal.SIGSTOP)
+    started = time.monotonic()
+    try:
+        backends.wait_for(lambda: harness.leader(task).epoch > before.epoch,
+                          60, interval=0.05, message='no new leader')
+        took = round(time.monotonic() - started, 2)
+        _pass(2.0)
+    finally:
+        victim.send_signal(signal.SIGCONT)
+    return Fault('periodic leader SIGSTOP', 'SIGSTOP to a new leader '
+                 'elected (epoch bumped)', took, [], {'task': task})
+
+
+def kill_api(harness, mid_batch=MID_BATCH):
+    return _signal_api(harness, signal.SIGKILL, 'API SIGKILL', mid_batch)
+
+
+def _signal_api(harness, signum, name, mid_batch):
+    harness.wait_progress(mid_batch)
+    victim = next(a for a in harness.cluster.apis if a.poll() is None)
+    victim.send_signal(signum)
     started = time.monotonic()
     backends.wait_for(lambda: any(
         a.poll() is None and a is not victim and a.url == victim.url
         for a in harness.cluster.apis), 30, interval=0.05)
     backends.wait_for(lambda: cluster_mod._answers(victim.url), 60,
                       interval=0.05)
-    return Fault('API SIGKILL', 'SIGKILL to the restarted API answering '
-                 '(HAProxy serves from the other meanwhile)',
-                 round(time.monotonic() - started, 2), [victim])
+    killed = [victim] if signum == signal.SIGKILL else []
+    return Fault(name, 'signal to the restarted API answering (HAProxy '
+                 'serves from the other meanwhile)',
+                 round(time.monotonic() - started, 2), killed)
 
 
 def kill_leader(harness, task='timeout', mid_batch=MID_BATCH):
@@ -189,7 +239,8 @@ def restart_redis(harness, mid_batch=MID_BATCH):
 
 
 def restart_database(harness, mid_batch=MID_BATCH):
-    return _restart(harness, harness.servers.mariadb, 'MariaDB', mid_batch)
+    server = harness.servers.database
+    return _restart(harness, server, server.name, mid_batch)
 
 
 def partition_worker(harness, length=40, mid_batch=MID_BATCH):

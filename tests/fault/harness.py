@@ -1,6 +1,7 @@
 """A cluster under fault: 2 API processes behind HAProxy, 3 workers, a
-private RabbitMQ, Redis and MariaDB, a real Ironic, and a batch of
-introspections played by simulated ramdisks.
+private RabbitMQ, Redis and MariaDB (PostgreSQL for the soak), a real
+Ironic, and a batch of introspections played by simulated ramdisks that
+retry like ironic-python-agent 13.
 
 Workers and API processes that exit are restarted by a supervisor thread,
 as systemd would (``Restart=always``): a worker that lost a backend for its
@@ -44,10 +45,10 @@ class Servers:
     """The private backends, shared by the tests of a session."""
     rabbit: object
     redis: object
-    mariadb: object
+    database: object
 
     def ensure_running(self):
-        for server in (self.rabbit, self.redis, self.mariadb):
+        for server in (self.rabbit, self.redis, self.database):
             server.start()
 
 
@@ -56,7 +57,7 @@ class Harness:
                  proxied=False):
         self.ironic = ironic
         self.servers = servers
-        self.database = servers.mariadb.new_database()
+        self.database = servers.database.new_database()
         self.coordination = '%s?namespace=%s' % (servers.redis.url,
                                                  backends.unique_name())
         topic = {'queue': {'topic': backends.unique_name('requests')}}
@@ -132,7 +133,8 @@ class Harness:
         if silent:
             self.silent = played.popitem()[0]
         self._power_off(played)
-        disks = ramdisk.Ramdisks(self.ironic.url, [self.url], played)
+        disks = ramdisk.Ramdisks(self.ironic.url, [self.url], played,
+                                 **ramdisk.IPA13)
         driver = Driver(self.url)
         fault = Background(inject, self) if inject else None
         disks.start()

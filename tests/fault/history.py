@@ -12,9 +12,11 @@ attempted transition with its outcome) and the power-ons Ironic performed
   request;
 * a task's epochs only grow in its run log, one member per epoch;
 * every request accepted with 202 ends in ``finished``, or in ``error``
-  with a reason; no request of the batch is left open (stuck) and every
+  with a reason (:func:`conclude` then counts an error as a loss unless
+  the test asked for it: a fault is never a reason); no request of the batch is left open (stuck) and every
   accepted start is in the ledger (none lost);
-* no node powered on twice within one introspection attempt;
+* no node powered on, nor off, twice within one introspection attempt
+  (processing is never applied twice, D3b);
 * every commit a worker logged is in the table (no commit lost), and
   every commit in the table made by a worker that was not killed was
   logged as attempted;
@@ -31,7 +33,12 @@ import re
 from inspector_ha.fsm import states as st
 
 POWER_ON = re.compile(r'Successfully set node (\S+) power state to power on')
-ATTEMPT = re.compile(r' INFO inspector_ha\.engine\.worker: TRANSITION (.*)$')
+POWER_OFF = re.compile(
+    r'Successfully set node (\S+) power state to power off')
+#: A worker's ``TRANSITION {json}`` line, whatever oslo.log puts between
+#: the logger's name and the message (request ids, ``[node <uuid>]``).
+ATTEMPT = re.compile(r' INFO inspector_ha\.engine\.worker[: ].*?'
+                     r'TRANSITION (\{.*\})$')
 OPEN = ('pending', 'applied')
 CLEAN_FAILURE = ('Stopping the service:', 'Could not start:')
 
@@ -45,6 +52,7 @@ class History:
     leaders: list
     attempts: list
     power_ons: collections.Counter
+    power_offs: collections.Counter
     accepted: set
     statuses: dict
     exits: dict
@@ -61,6 +69,7 @@ class History:
                                 for r in self.ledger),
             'dead': sum(r.status == 'dead' for r in self.ledger),
             'power_ons': sum(self.power_ons.values()),
+            'power_offs': sum(self.power_offs.values()),
             'fenced_leader_writes': sum(log.count('Stepping down')
                                         for log in self.logs.values()),
             'final': dict(collections.Counter(
@@ -89,6 +98,7 @@ def record(harness, driver, killed=()):
                    'ORDER BY id'),
         leaders=query('SELECT name, epoch, holder FROM leaders'),
         attempts=[], power_ons=collections.Counter(),
+        power_offs=collections.Counter(),
         accepted=set(driver.accepted), statuses=driver.statuses(),
         exits={}, logs={}, killed={p.name for p in killed},
         killed_members={'%s.%d' % (p.name, p.pid) for p in killed})
@@ -105,14 +115,15 @@ def read_logs(history, harness):
                         for m in map(ATTEMPT.search,
                                      history.logs[p.name].splitlines())
                         if m]
-    history.power_ons = _power_ons(harness.ironic.log_path,
-                                   set(history.nodes))
+    ironic_log = harness.ironic.log_path.read_text(errors='replace')
+    history.power_ons = _count(POWER_ON, ironic_log, set(history.nodes))
+    history.power_offs = _count(POWER_OFF, ironic_log, set(history.nodes))
 
 
-def _power_ons(log_path, uuids):
+def _count(pattern, log, uuids):
     counts = collections.Counter()
-    for line in log_path.read_text(errors='replace').splitlines():
-        match = POWER_ON.search(line)
+    for line in log.splitlines():
+        match = pattern.search(line)
         if match and match.group(1) in uuids:
             counts[match.group(1)] += 1
     return counts
@@ -123,6 +134,7 @@ def check(history):
     return (_paths(history) + _once_per_request(history) +
             _epochs(history) + _accepted_end(history) +
             _nothing_stuck_or_lost(history) + _power_on_once(history) +
+            _power_off_once(history) +
             _attempts_match_commits(history) + _exit_codes(history))
 
 
@@ -200,10 +212,20 @@ def _nothing_stuck_or_lost(history):
 
 
 def _power_on_once(history):
-    return ['node %s powered on %d times in %d attempt(s)' % (
-        uuid, n, history.nodes[uuid].attempt)
-        for uuid, n in history.power_ons.items()
-        if uuid in history.nodes and n > history.nodes[uuid].attempt]
+    return [_power_text(history, uuid, n, 'on')
+            for uuid, n in history.power_ons.items()
+            if uuid in history.nodes and n > history.nodes[uuid].attempt]
+
+
+def _power_off_once(history):
+    return [_power_text(history, uuid, n, 'off')
+            for uuid, n in history.power_offs.items()
+            if uuid in history.nodes and n > history.nodes[uuid].attempt]
+
+
+def _power_text(history, uuid, times, state):
+    return 'node %s powered %s %d times in %d attempt(s)' % (
+        uuid, state, times, history.nodes[uuid].attempt)
 
 
 def _key(request, node, generation):

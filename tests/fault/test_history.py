@@ -39,6 +39,7 @@ def _valid():
               run(task='timeout', member='worker-1.2', epoch=2)],
         leaders=[run(name='timeout', epoch=2, holder='worker-1.2')],
         attempts=attempts, power_ons=collections.Counter({NODE: 1}),
+        power_offs=collections.Counter({NODE: 1}),
         accepted={NODE}, statuses={NODE: {'finished': True,
                                           'state': 'finished'}},
         exits={'worker-0': 0, 'api-0': 0},
@@ -86,6 +87,10 @@ def _power_on_twice(h):
     h.power_ons[NODE] = 2
 
 
+def _power_off_twice(h):
+    h.power_offs[NODE] = 2
+
+
 def _commit_not_logged(h):
     del h.attempts[0]
 
@@ -100,7 +105,8 @@ def _crash_exit(h):
 
 @pytest.mark.parametrize('change', [
     _skip_a_state, _commit_twice, _epoch_goes_back, _stuck, _lost,
-    _error_without_reason, _power_on_twice, _commit_not_logged,
+    _error_without_reason, _power_on_twice, _power_off_twice,
+    _commit_not_logged,
     _logged_commit_lost, _crash_exit])
 def test_each_planted_violation_is_found(change):
     assert len(_plant(change)) >= 1

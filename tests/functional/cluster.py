@@ -1,6 +1,7 @@
 """A real inspector-ha cluster in subprocesses: N API processes and M
 workers sharing one database, broker and coordination backend."""
 
+import os
 import pathlib
 import signal
 import subprocess
@@ -51,7 +52,7 @@ class Cluster:
         for _ in range(self._n_apis):
             self.add_api()
         for api in self.apis:
-            backends.wait_for(lambda: _answers(api.url), 30,
+            backends.wait_for(lambda: _answers(api.url), 60,
                               message='API %s did not answer' % api.url)
         return self
 
@@ -61,25 +62,39 @@ class Cluster:
         self.workers.append(proc)
         return proc
 
-    def add_api(self, conf=None):
+    def add_api(self, conf=None, env=None):
         name = 'api-%d' % len(self.apis)
         port = backends.free_port()
         conf = _merge(conf or {}, {'DEFAULT': {'listen_port': port}})
-        proc = self._spawn('inspector-ha-api', name, conf)
+        proc = self._spawn('inspector-ha-api', name, conf, env)
         proc.url = 'http://127.0.0.1:%d' % port
         self.apis.append(proc)
         return proc
 
-    def _spawn(self, command, name, conf):
+    def _spawn(self, command, name, conf, env=None):
         own = self._write(name + '.conf', _merge(conf, {'DEFAULT': {
             'host': name}}))
         log = open(self.workdir / (name + '.log'), 'ab')
         proc = subprocess.Popen(
             [BIN / command, '--config-file', self.base, '--config-file',
-             own], stdout=log, stderr=subprocess.STDOUT)
+             own], stdout=log, stderr=subprocess.STDOUT,
+            env=None if env is None else dict(os.environ, **env))
         proc.name = name
+        proc.conf = own
         proc.log = self.workdir / (name + '.log')
         return proc
+
+    def restart(self, proc):
+        """Start ``proc``'s command again (same files, same port) in its
+        place; return the new process."""
+        new = subprocess.Popen(proc.args, stdout=open(proc.log, 'ab'),
+                               stderr=subprocess.STDOUT)
+        for attr in ('name', 'log', 'conf', 'url'):
+            if hasattr(proc, attr):
+                setattr(new, attr, getattr(proc, attr))
+        group = self.apis if proc in self.apis else self.workers
+        group[group.index(proc)] = new
+        return new
 
     @property
     def api_urls(self):
@@ -122,13 +137,17 @@ def _answers(url):
 def _base(database, transport, coordination, ironic, workdir):
     return {
         'DEFAULT': {'transport_url': transport, 'listen_address':
-                    '127.0.0.1', 'state_path': workdir, 'debug': 'false'},
+                    '127.0.0.1', 'state_path': workdir, 'debug': 'false',
+                    'auth_strategy': 'noauth'},
         'database': {'connection': database},
         'coordination': {'backend_url': coordination},
         'ironic': {'auth_type': 'none', 'endpoint_override': ironic},
         'worker': {'pool_size': 4, 'redrive_period': 5,
                    'redrive_after': 20},
         'processing': {'store_data': 'database'},
+        # NOTE: no drain at SIGTERM: tests stop whole clusters; the
+        # drain tests set their own.
+        'api': {'drain_time': 0},
         'oslo_messaging_rabbit': {'amqp_durable_queues': 'true'},
     }
 

@@ -247,3 +247,116 @@ class RabbitMQ(_Private):
         if self._epmd is not None:
             backends._terminate(self._epmd, 5)
             self._epmd = None
+
+
+class Etcd(_Private):
+    """A single-member etcd 3 (Debian's etcd-server) on free loopback
+    ports; tooz reaches it through its v3 gRPC gateway (etcd3gw)."""
+
+    name = 'etcd'
+
+    def __init__(self, port=None):
+        super().__init__(port)
+        self.peer_port = backends.free_port()
+
+    @property
+    def url(self):
+        return f'etcd3+http://127.0.0.1:{self.port}?api_version=v3'
+
+    def start(self, timeout=30):
+        if self.running:
+            return self
+        client = f'http://127.0.0.1:{self.port}'
+        peer = f'http://127.0.0.1:{self.peer_port}'
+        self._spawn([_binary('etcd', 'etcd-server'), '--name', 'test',
+                     '--data-dir', str(self.tmpdir / 'data'),
+                     '--listen-client-urls', client,
+                     '--advertise-client-urls', client,
+                     '--listen-peer-urls', peer,
+                     '--initial-advertise-peer-urls', peer,
+                     '--initial-cluster', f'test={peer}'])
+        self._wait_ready(self._healthy, timeout)
+        return self
+
+    def _healthy(self):
+        import requests
+        try:
+            return requests.get(f'http://127.0.0.1:{self.port}/health',
+                                timeout=1).json().get('health') == 'true'
+        except (requests.RequestException, ValueError):
+            return False
+
+
+class PostgreSQL(_Private):
+    """A private PostgreSQL cluster (Debian's server binaries, run as the
+    ``postgres`` user), trusting loopback connections."""
+
+    name = 'postgresql'
+
+    @property
+    def url(self):
+        return f'postgresql+psycopg2://postgres@127.0.0.1:{self.port}'
+
+    def _bin(self, name):
+        found = sorted(pathlib.Path('/usr/lib/postgresql').glob(
+            f'*/bin/{name}'))
+        if not found:
+            raise backends.BackendUnavailable(
+                f'PostgreSQL {name} not found; install Debian package '
+                f'postgresql {backends.INSTALL_HINT}')
+        return str(found[-1])
+
+    def start(self, timeout=30):
+        if self.running:
+            return self
+        data = self.tmpdir / 'data'
+        if not data.exists():
+            shutil.chown(self.tmpdir, 'postgres', 'postgres')
+            subprocess.run([self._bin('initdb'), '-D', str(data), '-A',
+                            'trust', '-U', 'postgres'], check=True,
+                           capture_output=True, timeout=120,
+                           user='postgres', group='postgres')
+        # NOTE: the postmaster itself is the child (no runuser in between),
+        # so stop() can ask it for a fast shutdown and wait for its end.
+        self._spawn([self._bin('postgres'), '-D', str(data), '-p',
+                     str(self.port), '-k', str(self.tmpdir), '-c',
+                     'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c',
+                     'max_connections=300'], user='postgres',
+                    group='postgres')
+        self._wait_ready(self._answers, timeout)
+        return self
+
+    def stop(self, grace=10):
+        """Fast shutdown (SIGINT: clients are disconnected, unlike the
+        smart shutdown of SIGTERM), SIGKILL after ``grace`` seconds."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+    def _answers(self):
+        import psycopg2
+        try:
+            psycopg2.connect(host='127.0.0.1', port=self.port,
+                             user='postgres', dbname='postgres',
+                             connect_timeout=1).close()
+            return True
+        except psycopg2.Error:
+            return False
+
+    def new_database(self):
+        """Create a fresh database; return its SQLAlchemy URL."""
+        import psycopg2
+        name = backends.unique_name()
+        conn = psycopg2.connect(host='127.0.0.1', port=self.port,
+                                user='postgres', dbname='postgres')
+        conn.autocommit = True
+        try:
+            with conn.cursor() as cur:
+                cur.execute(f'CREATE DATABASE {name}')
+        finally:
+            conn.close()
+        return f'{self.url}/{name}'

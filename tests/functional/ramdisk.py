@@ -2,12 +2,17 @@
 IPA-format inventory to ``/v1/continue``, retrying like IPA on 409/5xx."""
 
 import itertools
+import random
 import threading
 from concurrent import futures
 
 import requests
 
 GiB = 1024 ** 3
+#: How ironic-python-agent 13 retries its callback: 5 attempts, 5 to 12 s
+#: apart, on a 409, a 5xx or a refused connection; then it gives up.
+IPA13 = {'attempts': 5, 'pause': (5.0, 12.0)}
+RETRIED = (409, 500, 502, 503, 504, None)
 
 
 def ipa_payload(macs, bmc_address=None, cpus=4, memory_mb=8192,
@@ -42,19 +47,22 @@ class Ramdisks:
     :param nodes: ``{uuid: payload}``.
     """
 
-    # NOTE: IPA retries its callback for about half a minute; so do
-    # these (12 attempts, 0.5 s more apart each time: 33 s), which matters
-    # when a fault holds a node in starting after its power-on.
+    # NOTE: by default 12 attempts, 0.5 s more apart each time (33 s);
+    # ``pause=(low, high)`` waits a random time in that range instead
+    # (``**IPA13``: what the real ramdisk does). ``gave_up`` lists the
+    # nodes whose ramdisk stopped trying, as a real one would.
     def __init__(self, ironic_url, api_urls, nodes, concurrency=50,
-                 attempts=12, backoff=0.5):
+                 attempts=12, backoff=0.5, pause=None):
         self._ironic = ironic_url
         self._apis = itertools.cycle(list(api_urls))
         self._pending = dict(nodes)
         self._pool = futures.ThreadPoolExecutor(concurrency)
         self._attempts = attempts
         self._backoff = backoff
+        self._pause = pause
         self._stop = threading.Event()
         self.results = {}
+        self.gave_up = set()
         self._thread = threading.Thread(target=self._watch, daemon=True)
 
     def start(self):
@@ -85,9 +93,16 @@ class Ramdisks:
         for attempt in range(self._attempts):
             code = self._post_once(payload)
             self.results[uuid] = code
-            if code not in (409, 500, 502, 503, 504, None):
+            if code not in RETRIED:
                 return
-            self._stop.wait(self._backoff * (attempt + 1))
+            if attempt + 1 < self._attempts:
+                self._stop.wait(self._wait(attempt))
+        self.gave_up.add(uuid)
+
+    def _wait(self, attempt):
+        if self._pause is not None:
+            return random.uniform(*self._pause)
+        return self._backoff * (attempt + 1)
 
     def _post_once(self, payload):
         try:

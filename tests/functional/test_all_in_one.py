@@ -18,7 +18,8 @@ def _start(tmp_path, ironic_url, **options):
     environment settings such as ``OS_WORKER__REBOOT_THROTTLE='5'``."""
     env = dict(os.environ, INSPECTOR_HA_STATE=str(tmp_path / 'state'),
                INSPECTOR_HA_IRONIC_URL=ironic_url,
-               OS_DEFAULT__LISTEN_PORT=str(backends.free_port()), **options)
+               OS_DEFAULT__LISTEN_PORT=str(backends.free_port()),
+               OS_API__DRAIN_TIME='0', **options)
     env.pop('INSPECTOR_HA_CONFIG_FILE', None)
     log = open(tmp_path / 'aio.log', 'w+')
     proc = subprocess.Popen([cluster_mod.BIN / 'inspector-ha'], env=env,

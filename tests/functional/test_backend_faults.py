@@ -7,8 +7,10 @@ import requests
 
 import backends
 import cluster as cluster_mod
+import private
 
 RETRIES = {'retry_count': 2, 'retry_timeout': 0.2}
+UNKNOWN = '0a4e5b0e-4c52-4f55-9f41-6e2d8b0f0c6a'
 
 
 def _dead_url(template):
@@ -51,3 +53,62 @@ def test_a_worker_whose_coordination_backend_is_down_exits_non_zero(
     code = worker.wait(30)
     assert code != 0
     assert 'coordination unavailable' in worker.log.read_text()
+
+
+def test_an_api_whose_ironic_is_stopped_answers_503_naming_ironic(
+        tmp_path, obtain_backend):
+    """A private Ironic is stopped under a running API (its calls then
+    fail to connect) and a second API starts with it stopped (the first
+    call then fails in version discovery): both answer 503."""
+    ironic = obtain_backend(backends.Ironic().start)
+    try:
+        uuid = ironic.create_node(name='stopped-ironic')
+        the_cluster = cluster_mod.Cluster(
+            tmp_path, 'sqlite:///%s/db.sqlite' % tmp_path, 'fake:/',
+            'file://%s/coord' % tmp_path, ironic.url, apis=1, workers=0,
+            conf={'ironic': RETRIES}).start()
+        resp = requests.get(the_cluster.apis[0].url +
+                            '/v1/introspection/stopped-ironic', timeout=30)
+        assert resp.status_code == 404, resp.text  # Ironic answered
+        ironic.stop()
+        the_cluster.add_api()
+        backends.wait_for(lambda: cluster_mod._answers(
+            the_cluster.apis[1].url), 30)
+        for api in the_cluster.apis:
+            for path in (uuid, 'stopped-ironic'):
+                resp = requests.post(api.url + '/v1/introspection/' + path,
+                                     timeout=30)
+                assert resp.status_code == 503, resp.text
+                assert resp.json()['error']['message'].startswith(
+                    'Service temporarily unavailable: ironic unavailable '
+                    'at %s: ' % ironic.url)
+        assert set(the_cluster.stop().values()) == {0}
+        for api in the_cluster.apis:
+            assert 'Traceback' not in api.log.read_text()
+    finally:
+        ironic.close()
+
+
+def test_an_api_whose_mariadb_is_stopped_answers_503_without_credentials(
+        tmp_path, ironic, obtain_backend):
+    """A private MariaDB stopped under a running API: 503 naming the
+    database; the user and password of its URL are in no answer."""
+    server = private.MariaDB()
+    try:
+        obtain_backend(server.start)
+        the_cluster = cluster_mod.Cluster(
+            tmp_path, server.new_database(), 'fake:/',
+            'file://%s/coord' % tmp_path, ironic.url, apis=1, workers=0,
+            conf={'database': RETRIES}).start()
+        url = the_cluster.apis[0].url + '/v1/introspection/' + UNKNOWN
+        assert requests.get(url, timeout=30).status_code == 404
+        server.stop()
+        resp = requests.get(url, timeout=30)
+        assert resp.status_code == 503, resp.text
+        message = resp.json()['error']['message']
+        assert 'database unavailable at mysql+pymysql://127.0.0.1:%d/' % (
+            server.port) in message
+        assert '%s:%s@' % (server.USER, server.USER) not in message
+        assert set(the_cluster.stop().values()) == {0}
+    finally:
+        server.close()

@@ -74,7 +74,7 @@ def _power_off_the_starting(ironic, api_url, uuids):
     """Nodes powered on by a worker that then stopped before recording
     their MACs: their start requests are redelivered and reboot them
     again, and the simulated ramdisk must answer that reboot, not the
-    first one (it would find no lookup attributes yet: 404)."""
+    first one (it would find no lookup attributes yet: 400)."""
     states = batch._states(api_url, uuids)
     for uuid in [u for u, s in states.items() if s['state'] == 'starting']:
         ironic.request('PUT', '/v1/nodes/%s/states/power' % uuid,

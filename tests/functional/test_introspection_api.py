@@ -340,7 +340,7 @@ def test_bad_ramdisk_posts_get_the_documented_4xx_and_change_nothing(
         (dict(data='[1, 2]'), 400, 'JSON object'),
         (dict(data=b'{"x": "' + b'a' * (5 * 1024 * 1024) + b'"}'), 413,
          'too large'),
-        (dict(json=ramdisk.ipa_payload(['52:54:ff:00:00:01'])), 404,
+        (dict(json=ramdisk.ipa_payload(['52:54:ff:00:00:01'])), 400,
          'Could not find a node'),
         (dict(json=ramdisk.ipa_payload([mac1, mac2])), 400, 'Multiple'),
     ]

@@ -179,6 +179,7 @@ def service_conf(tmp_path, db_url, ironic_discovery):
     overrides = [
         ('state_path', str(tmp_path), None),
         ('host', 'unit-host', None),
+        ('auth_strategy', 'noauth', None),
         ('transport_url', 'fake:/', None),
         ('connection', db_url, 'database'),
         ('retry_timeout', 0.05, 'database'),

@@ -14,6 +14,7 @@ from oslo_config import cfg
 from inspector_ha import conf as conf_mod
 from inspector_ha.ironic import client
 from inspector_ha.processing import base
+from inspector_ha.processing import changes
 
 UUID = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
 
@@ -33,12 +34,12 @@ class RecordingIronic:
         return uuid
 
     def add_port(self, node_uuid, address, local_link_connection=None,
-                 physical_network=None):
+                 physical_network=None, pxe_enabled=True):
         port_id = str(uuidlib.uuid4())
         self.ports_by_id[port_id] = dict(
             node=node_uuid, port=client.Port(
                 port_id, address.lower(), local_link_connection or {},
-                physical_network))
+                physical_network, pxe_enabled))
         return port_id
 
     def written(self, name):
@@ -52,7 +53,21 @@ class RecordingIronic:
 
     def create_port(self, uuid, address, pxe_enabled=True, extra=None):
         self.calls.append(('create_port', uuid, address, pxe_enabled))
-        self.add_port(uuid, address)
+        return self.add_port(uuid, address, pxe_enabled=pxe_enabled)
+
+    def add_trait(self, uuid, name):
+        self.calls.append(('add_trait', uuid, name))
+
+    def remove_trait(self, uuid, name):
+        self.calls.append(('remove_trait', uuid, name))
+
+    def get_node(self, uuid, fields=None):
+        self.calls.append(('get_node', uuid))
+        return self.nodes[uuid]
+
+    def delete_port(self, port_id):
+        self.calls.append(('delete_port', port_id))
+        self.ports_by_id.pop(port_id, None)
 
     def ports(self, uuid):
         self.calls.append(('ports', uuid))
@@ -86,10 +101,12 @@ class RecordingIronic:
         self.nodes.pop(uuid, None)
 
 
-def context(ironic, properties=None, extra=None, known_macs=()):
+def context(ironic, properties=None, extra=None, known_macs=(),
+            provision_state='manageable'):
     """A NodeContext on a node with these properties and extra."""
     node = types.SimpleNamespace(id=UUID, properties=properties or {},
-                                 extra=extra or {})
+                                 extra=extra or {},
+                                 provision_state=provision_state)
     return base.NodeContext(ironic, node, known_macs)
 
 
@@ -99,13 +116,18 @@ def patched(ironic):
             if call[0] == 'patch_node' for op in call[2]}
 
 
+def send(ironic, ctx):
+    """Send what ``ctx`` collected, as a worker does."""
+    changes.apply(ironic, ctx.uuid, ctx.changes())
+
+
 def run(hook, data, ironic=None, **node):
-    """Run ``hook.before_update`` on a fresh context, commit; return the
-    recording Ironic."""
+    """Run ``hook.before_update`` on a fresh context, send its changes as
+    a worker does; return the recording Ironic."""
     ironic = ironic or RecordingIronic()
     ctx = context(ironic, **node)
     hook.before_update(data, ctx)
-    ctx.commit()
+    send(ironic, ctx)
     return ironic
 
 

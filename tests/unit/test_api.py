@@ -170,11 +170,14 @@ def test_continue_with_a_body_over_the_limit_is_a_413(service_conf,
         svc.shutdown()
 
 
-def test_continue_with_unknown_macs_is_a_404(client, put_node):
+def test_continue_with_unknown_macs_is_upstreams_400_look_up_error(
+        client, put_node):
     put_node(st.WAITING, macs=[MAC])
     response = client.post('/v1/continue',
                            json=_ramdisk_data('aa:bb:cc:dd:ee:ff'))
-    assert 'Could not find a node' in _assert_error(response, 404)
+    assert _assert_error(response, 400).startswith(
+        'The following failures happened during running pre-processing '
+        'hooks:\nLook up error: Could not find a node for attributes ')
 
 
 def test_a_ramdisk_error_ends_the_introspection_with_its_text(
@@ -222,12 +225,12 @@ def test_continue_for_a_node_not_waiting_is_a_400(client, service, put_node,
     assert _ledger(service, uuid) == []
 
 
-def test_continue_for_a_node_still_starting_asks_the_ramdisk_to_retry(
+def test_continue_for_a_node_still_starting_is_accepted_and_queued(
         client, service, put_node):
     uuid = put_node(st.STARTING, macs=[MAC])
     response = client.post('/v1/continue', json=_ramdisk_data())
-    assert 'retry later' in _assert_error(response, 409)
-    assert _ledger(service, uuid) == []
+    assert (response.status_code, response.json) == (200, {'uuid': uuid})
+    assert _ledger(service, uuid) == [('process', 'pending', 1)]
 
 
 def test_abort_of_a_known_node_queues_an_abort_request(client, service,

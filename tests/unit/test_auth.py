@@ -161,3 +161,39 @@ def test_the_app_is_not_built_with_a_non_bcrypt_entry(basic_conf, service,
 def test_noauth_asks_for_nothing(service_conf, service):
     client = app_mod.create_app(service).test_client()
     assert client.get('/v1/rules').status_code == 200
+
+
+def test_keystone_is_the_default_of_a_configuration_file(tmp_path):
+    from oslo_config import cfg
+    from inspector_ha import conf as conf_mod
+    path = tmp_path / 'inspector-ha.conf'
+    path.write_text('[DEFAULT]\nlisten_port = 5050\n')
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)
+    conf(['--config-file', str(path)])
+    assert conf.auth_strategy == 'keystone'
+
+
+def test_the_embedded_default_is_noauth_on_loopback(tmp_path, monkeypatch):
+    from oslo_config import cfg
+    from inspector_ha.cmd import embedded
+    from inspector_ha import conf as conf_mod
+    monkeypatch.setenv('INSPECTOR_HA_STATE', str(tmp_path))
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)
+    conf([])
+    embedded.apply(conf)
+    assert (conf.auth_strategy, conf.listen_address) == ('noauth',
+                                                         '127.0.0.1')
+
+
+@pytest.mark.parametrize('address, warned', [
+    ('127.0.0.1', False), ('::1', False), ('localhost', False),
+    ('::', True), ('0.0.0.0', True), ('192.0.2.1', True),
+    ('inspector.example.com', True)])
+def test_noauth_off_loopback_is_a_warning(service_conf, service, caplog,
+                                          address, warned):
+    service_conf.set_override('listen_address', address)
+    caplog.set_level('WARNING', logger='inspector_ha.api.auth')
+    app_mod.create_app(service)
+    assert ('auth_strategy is noauth' in caplog.text) is warned

@@ -18,8 +18,9 @@ def _all_opts():
 
 
 def test_every_numeric_option_of_ours_has_a_minimum_and_a_maximum():
-    unbounded = [(g, o.name) for g, o in _all_opts()
-                 if isinstance(o.type, (types.Integer, types.Float))
+    # NOTE: [cors] is oslo.middleware's, as upstream registers it.
+    unbounded = [(g, o.name) for g, o in _all_opts() if g != 'cors'
+                 and isinstance(o.type, (types.Integer, types.Float))
                  and not o.name.replace('_', '-').startswith(
                      ('connect-', 'status-code', 'timeout'))
                  and (o.type.min is None or o.type.max is None)]

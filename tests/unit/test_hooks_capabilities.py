@@ -122,7 +122,7 @@ def test_capabilities_and_pci_devices_send_one_merged_patch(conf):
     data = _data(flags=['vmx'], pci=[_device(GPU, 'b')])
     capabilities.CapabilitiesHook(conf).before_update(data, ctx)
     _pci_hook(conf, GPU).before_update(data, ctx)
-    ctx.commit()
+    hooktools.send(ironic, ctx)
     [patch] = ironic.written('patch_node')
     assert patch[1] == [{'op': 'add', 'path': '/properties/capabilities',
                          'value': 'a:b,cpu_vt:true,gpu:1'}]

@@ -175,13 +175,33 @@ def test_a_mac_of_an_existing_port_is_refused_with_a_400(discovery):
     assert svc.ironic.written('create_node') == []
 
 
-def test_failed_pre_processing_hooks_enroll_nothing(discovery):
+def test_failed_pre_processing_hooks_still_run_the_hook_and_fail_its_node(
+        discovery):
     svc, client = discovery
     response = client.post('/v1/continue', json=_ramdisk(error='boom'))
     assert response.status_code == 400
-    assert 'Ramdisk reported error: boom' in \
-        response.json['error']['message']
-    assert svc.ironic.calls == []
+    message = response.json['error']['message']
+    assert message.startswith('The following failures happened during '
+                              'running pre-processing hooks:\n')
+    assert 'Ramdisk reported error: boom' in message
+    [uuid] = svc.ironic.nodes
+    node = svc.store.transaction(nodes.get, uuid)
+    assert node.state == st.ENROLLING
+    [request] = svc.store.transaction(requests.for_node, uuid)
+    assert (request.event, request.status) == (st.FAIL, 'pending')
+    assert requests.payload(request)['error'] == message
+
+
+def test_a_hook_failing_after_failed_pre_processing_lists_both(discovery):
+    svc, client = discovery
+    svc.ironic.add_port('someone-else', MACS[0])
+    response = client.post('/v1/continue', json=_ramdisk(error='boom'))
+    assert response.status_code == 400
+    message = response.json['error']['message']
+    assert 'Ramdisk reported error: boom' in message
+    assert 'Node not found hook failed: Port %s already exists' % MACS[0] \
+        in message
+    assert svc.ironic.written('create_node') == []
 
 
 class _FailingStore:
@@ -201,7 +221,10 @@ def test_a_node_whose_row_cannot_be_written_is_deleted_again(discovery):
     assert svc.ironic.nodes == {}
 
 
-def test_without_the_hook_unknown_macs_stay_a_404(service):
+def test_without_the_hook_unknown_macs_are_a_400_look_up_error(service):
     service.ironic = types.SimpleNamespace()
     client = app_mod.create_app(service).test_client()
-    assert client.post('/v1/continue', json=_ramdisk()).status_code == 404
+    response = client.post('/v1/continue', json=_ramdisk())
+    assert response.status_code == 400
+    assert 'Look up error: Could not find a node for attributes' in \
+        response.json['error']['message']

@@ -129,3 +129,39 @@ def test_a_node_missing_from_two_listings_in_a_row_gets_one_delete(
     sync(service, fence)
     assert [r.node_uuid for r in _open_requests(
         service, periodic.DELETE)] == [node]
+
+
+def test_a_timeout_of_zero_or_less_disables_timeouts_as_upstream(
+        service, put_node):
+    uuid = put_node(st.WAITING)
+    service.store.transaction(_age, uuid)
+    for value in (0, -1):
+        service.conf.set_override('timeout', value)
+        periodic.time_out(service, _fence(service, 'timeout'))
+    assert _open_requests(service, st.TIMEOUT) == []
+
+
+def test_a_timeout_upstream_accepts_beyond_a_day_is_used(service, put_node):
+    uuid = put_node(st.WAITING)
+    service.store.transaction(_age, uuid)
+    service.conf.set_override('timeout', 100000)
+    periodic.time_out(service, _fence(service, 'timeout'))
+    assert [r.node_uuid for r in _open_requests(service, st.TIMEOUT)] == [
+        uuid]
+
+
+def test_an_ironic_outage_skips_a_periodic_run_with_one_warning_line(
+        service, caplog):
+    # NOTE: the unit tests' Ironic answers discovery only; every other
+    # call gets a 503, retried (retry_count 0) then BackendUnavailable.
+    task = leadership.LeaderTask(service, 'ironic_sync', 60,
+                                 periodic.IronicSync())
+    task.epoch = service.store.transaction(leaders.elect, 'ironic_sync',
+                                           service.member_id)
+    caplog.set_level('WARNING')
+    assert task._run_once() is True
+    lines = [r for r in caplog.records if r.levelname != 'DEBUG']
+    assert [r.getMessage().split(':')[0] for r in lines] == [
+        'Periodic task ironic_sync skipped']
+    assert 'ironic unavailable at http://127.0.0.1:' in lines[0].getMessage()
+    assert 'Traceback' not in caplog.text

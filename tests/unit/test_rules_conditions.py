@@ -29,7 +29,9 @@ def _holds(plugins, field, op, **params):
 
 
 def test_every_upstream_operator_is_an_entry_point(plugins):
-    assert plugins.condition_names == sorted([
+    # NOTE: without the test plugin's (tests/plugins/upstream_style).
+    assert [n for n in plugins.condition_names
+            if not n.startswith('upstream-')] == sorted([
         'eq', 'lt', 'gt', 'le', 'ge', 'ne', 'in-net', 'matches',
         'contains', 'is-empty'])
 

@@ -1,14 +1,36 @@
-"""validate_interfaces: interfaces, MACs, BMC addresses and ports."""
+"""validate_interfaces: interfaces, MACs, BMC addresses and ports.
 
+The interface address is its IPv4 address, else its IPv6 one (without a
+``%zone``); loopback interfaces are skipped. Ports: created for the
+selected interfaces (``add_ports``); unless ``keep_ports = all``, the
+others are deleted, and with ``update_pxe_enabled`` the ``pxe_enabled``
+of existing ports is set to whether the node booted from them. Ports of
+a node that is ``active`` or in ``rescue`` are never deleted or changed.
+"""
+
+import ipaddress
+import logging
 import re
 
+from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
+
+LOG = logging.getLogger(__name__)
 
 MAC_RE = re.compile(r'^([0-9a-f]{2}:){5}[0-9a-f]{2}$')
 NO_BMC = ('', '0.0.0.0', '::', '::/0', None)
+ACTIVE_STATES = ironic_client.ACTIVE_STATES
 
 
 class ValidateInterfacesHook(base.ProcessingHook):
+    def __init__(self, conf):
+        super().__init__(conf)
+        if (conf.processing.add_ports == 'disabled' and
+                conf.processing.keep_ports == 'added'):
+            raise ValueError('Configuration error: add_ports set to '
+                             'disabled and keep_ports set to added. Please '
+                             'change keep_ports to all.')
+
     def before_processing(self, data):
         inventory = data.get('inventory')
         if not isinstance(inventory, dict) or not inventory.get(
@@ -35,8 +57,42 @@ class ValidateInterfacesHook(base.ProcessingHook):
         return dict(interfaces) if mode == 'all' else {}
 
     def before_update(self, data, node):
-        for iface in (data.get('interfaces') or {}).values():
-            node.create_port(iface['mac'], pxe_enabled=iface['pxe'])
+        processing = self.conf.processing
+        selected = data.get('interfaces') or {}
+        existing = set(node.known_macs)
+        if processing.add_ports != 'disabled':
+            for iface in selected.values():
+                node.create_port(iface['mac'], pxe_enabled=iface['pxe'])
+        state = getattr(node.node, 'provision_state', None)
+        if state in ACTIVE_STATES:
+            LOG.debug('Node %s is %s; not deleting or changing its ports',
+                      node.uuid, state)
+            return
+        if processing.keep_ports != 'all':
+            keep = set(lookup_macs(data) if processing.keep_ports ==
+                       'present' else data.get('macs') or [])
+            for port in list(node.ports().values()):
+                if port.address not in keep:
+                    LOG.info('Node %s: deleting port %s, its MAC %s is not '
+                             'in %s', node.uuid, port.id, port.address,
+                             sorted(keep))
+                    node.delete_port(port)
+        if (processing.overwrite_existing and processing.update_pxe_enabled
+                and existing & {i['mac'] for i in selected.values()}):
+            _fix_pxe_enabled(node, selected)
+
+
+def _fix_pxe_enabled(node, selected):
+    ports = node.ports()
+    for iface in selected.values():
+        port = ports.get(iface['mac'])
+        if port is None or port.id is None:
+            continue
+        if port.pxe_enabled != iface['pxe']:
+            LOG.info('Node %s: setting pxe_enabled=%s on port %s to match '
+                     'the data', node.uuid, iface['pxe'], port.address)
+            node.patch_port(port, [{'op': 'add', 'path': '/pxe_enabled',
+                                    'value': iface['pxe']}])
 
 
 def lookup_macs(data):
@@ -85,9 +141,25 @@ def _all_interfaces(inventory, pxe_mac):
             continue
         mac = str(iface.get('mac_address') or '').lower()
         name = _text(iface.get('name'))
-        if not name or name == 'lo' or not MAC_RE.match(mac):
+        address = _address(iface)
+        if not name or name == 'lo' or not MAC_RE.match(mac) or \
+                _is_loopback(address):
             continue
-        result[name] = {'ip': iface.get('ipv4_address'), 'mac': mac,
+        result[name] = {'ip': address, 'mac': mac,
                         'client_id': iface.get('client_id'),
                         'pxe': mac == pxe_mac}
     return result
+
+
+def _address(iface):
+    """The IPv4 address, else the IPv6 one without its ``%zone``."""
+    v6 = _text(iface.get('ipv6_address'))
+    return _text(iface.get('ipv4_address')) or (
+        v6.split('%')[0] if v6 else None)
+
+
+def _is_loopback(address):
+    try:
+        return bool(address) and ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False

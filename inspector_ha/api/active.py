@@ -1,0 +1,55 @@
+"""Data from an active node (``[processing] permit_active_introspection``).
+
+As upstream: when ramdisk data matches no node under introspection and
+the option is set, the Ironic node is looked up by its ports' MACs, then
+by BMC address; if it is ``active`` or in ``rescue`` its data is
+processed (the API records it in ``enrolling`` with ``manage_boot``
+false, so it is not powered off, and ``validate_interfaces`` leaves its
+ports alone). A node found in another state is refused with 400.
+"""
+
+import logging
+
+from inspector_ha.api import checks
+from inspector_ha.api import errors
+from inspector_ha.processing.hooks import interfaces
+
+LOG = logging.getLogger(__name__)
+STATES = interfaces.ACTIVE_STATES
+
+
+def find(service, data):
+    """The UUID of the active Ironic node the data is for, or None (the
+    option is off, or Ironic has no such node)."""
+    if not service.conf.processing.permit_active_introspection:
+        return None
+    uuid = _by_mac(service.ironic, interfaces.lookup_macs(data)) or \
+        _by_bmc(service, interfaces.lookup_bmcs(data))
+    if uuid is None:
+        LOG.debug('Active node introspection is enabled, but no Ironic '
+                  'node has these MACs or BMC addresses')
+        return None
+    state = service.ironic.get_node(uuid, fields=['uuid',
+                                                  'provision_state'])
+    if state.provision_state not in STATES:
+        raise errors.ApiError('Node %s is not active, its provision state '
+                              'is %s' % (uuid, state.provision_state))
+    LOG.info('Processing data of active node %s', uuid)
+    return uuid
+
+
+def _by_mac(ironic, macs):
+    for mac in macs:
+        owner = ironic.port_owner(mac)
+        if owner is not None:
+            return owner[1]
+    return None
+
+
+def _by_bmc(service, bmcs):
+    if not bmcs:
+        return None
+    for node in service.ironic.nodes_with_driver_info():
+        if set(bmcs) & set(checks.bmc_addresses(service.conf, node)):
+            return node.id
+    return None

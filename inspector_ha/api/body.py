@@ -1,0 +1,138 @@
+"""Request bodies: strict JSON decoding and the ramdisk payload's shape.
+
+Whatever a client sends, a body the server cannot use is a 400 with a
+message saying why, never a 500: invalid UTF-8, duplicate keys, ``NaN``
+or ``Infinity``, numbers too large to be meaningful, nesting deeper than
+:data:`MAX_DEPTH` (the standard decoder raises ``RecursionError`` at
+about 1,000 levels), strings that cannot be stored (lone surrogates,
+NUL), and in the ramdisk payload a known field of the wrong type.
+"""
+
+import json
+
+#: Deepest nesting of arrays and objects accepted. An IPA payload nests
+#: about 6 levels; rules about 4.
+MAX_DEPTH = 64
+#: Largest magnitude of a number (IPA's largest: disk sizes in bytes).
+MAX_NUMBER = 2 ** 63
+#: Longest run of digits of an integer literal (well within MAX_NUMBER).
+MAX_DIGITS = 40
+
+
+class Invalid(ValueError):
+    """The body cannot be used; the message says why."""
+
+
+def _object_pairs(pairs):
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise Invalid('duplicate key "%s"' % _short(key))
+        result[key] = value
+    return result
+
+
+def _constant(name):
+    raise Invalid('%s is not a valid JSON number' % name)
+
+
+def _integer(text):
+    if len(text.lstrip('-')) > MAX_DIGITS:
+        raise Invalid('number %s... is too large' % text[:12])
+    value = int(text)
+    if abs(value) > MAX_NUMBER:
+        raise Invalid('number %s is too large' % _short(text))
+    return value
+
+
+def _float(text):
+    value = float(text)
+    if not abs(value) <= MAX_NUMBER:  # NOTE: also catches inf and nan
+        raise Invalid('number %s is too large' % _short(text))
+    return value
+
+
+def _short(text, limit=40):
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + '...'
+
+
+def _nesting(text):
+    """The deepest nesting of ``text``, counted without recursion."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == '\\':
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in '[{':
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    return deepest
+        elif char in ']}':
+            depth -= 1
+    return deepest
+
+
+def _check_strings(value):
+    """:raises Invalid: a string or key that cannot be stored."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            if '\x00' in item:
+                raise Invalid('NUL character in string "%s"' %
+                              _short(item.replace('\x00', '\\u0000')))
+            try:
+                item.encode('utf-8')
+            except UnicodeEncodeError:
+                raise Invalid('string "%s" holds a lone surrogate' %
+                              _short(item.encode('utf-8', 'replace')
+                                     .decode())) from None
+
+
+def decode(raw):
+    """The JSON value of ``raw`` (bytes).
+
+    :raises Invalid: on anything listed in this module's docstring.
+    """
+    try:
+        text = raw.decode('utf-8') if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as exc:
+        raise Invalid('the body is not valid UTF-8: %s' % exc) from None
+    if text.startswith('\ufeff'):
+        text = text[1:]
+    if _nesting(text) > MAX_DEPTH:
+        raise Invalid('nested deeper than %d levels' % MAX_DEPTH)
+    try:
+        value = json.loads(text, object_pairs_hook=_object_pairs,
+                           parse_constant=_constant, parse_int=_integer,
+                           parse_float=_float)
+    except Invalid:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise Invalid(str(exc)) from None
+    _check_strings(value)
+    return value
+
+
+def decode_object(raw):
+    """:func:`decode`, which must give a JSON object."""
+    value = decode(raw)
+    if not isinstance(value, dict):
+        raise Invalid('expected a JSON object, got %s' %
+                      type(value).__name__)
+    return value

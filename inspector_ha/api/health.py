@@ -1,0 +1,129 @@
+"""``/healthcheck``: oslo.middleware's healthcheck plus our backends.
+
+The middleware runs the plugins named in ``[healthcheck] backends``
+(default ``disable_by_file``, so an operator drains a host by creating
+``[healthcheck] disable_by_file_path``) and always our own
+``inspector_ha_backends`` plugin: one round trip to each backend the
+process needs, and "draining" once a graceful stop began. Any failure
+answers 503 naming what failed.
+
+:class:`Router` is the one small WSGI app of a listener: the API process
+mounts its Flask app behind it, a worker's ``[worker] health_port``
+listener mounts only ``/healthcheck`` (and may mount ``/metrics``).
+"""
+
+import threading
+import time
+
+from oslo_middleware import healthcheck
+from oslo_middleware.healthcheck import pluginbase
+import sqlalchemy as sa
+
+from inspector_ha.messaging import queue
+
+PATH = '/healthcheck'
+PLUGIN = 'inspector_ha_backends'
+#: Key of the :class:`Probes` in the middleware's local configuration.
+PROBES_KEY = 'inspector_ha_probes'
+
+
+class Probes:
+    """One round trip to each backend; results cached for ``ttl`` seconds
+    so that many checkers cost the backends little."""
+
+    def __init__(self, checks, ttl=1.0):
+        self.draining = threading.Event()
+        self._checks = checks
+        self._ttl = ttl
+        self._lock = threading.Lock()
+        self._cached = (float('-inf'), [])
+
+    @classmethod
+    def for_service(cls, service, coordination):
+        """Database and broker; plus coordination when ``coordination``."""
+        checks = [('database', lambda: _ping_database(service.store))]
+        broker = queue.broker_probe(service.conf,
+                                    service.conf.queue.probe_timeout)
+        if broker is not None:
+            checks.append(('broker', broker))
+        if coordination:
+            checks.append(('coordination',
+                           lambda: _ping_coordination(service.coordinator)))
+        return cls(checks)
+
+    def failures(self):
+        """``[(name, error)]`` of the backends that did not answer."""
+        with self._lock:
+            stamp, failures = self._cached
+            if time.monotonic() - stamp >= self._ttl:
+                failures = [(name, _error(check))
+                            for name, check in self._checks]
+                failures = [(n, e) for n, e in failures if e is not None]
+                self._cached = (time.monotonic(), failures)
+            return failures
+
+
+def _error(check):
+    try:
+        check()
+        return None
+    except Exception as exc:
+        return str(exc).splitlines()[0] if str(exc) else repr(exc)
+
+
+def _ping_database(store):
+    with store.engine.connect() as conn:
+        conn.execute(sa.text('SELECT 1'))
+
+
+def _ping_coordination(coordinator):
+    coordinator.raw.get_groups().get(timeout=5)
+
+
+class BackendsCheck(pluginbase.HealthcheckBaseExtension):
+    """The ``inspector_ha_backends`` plugin (an entry point of
+    ``oslo.middleware.healthcheck``); its :class:`Probes` come in the
+    middleware's local configuration."""
+
+    def __init__(self, oslo_conf, conf):
+        super().__init__(oslo_conf, conf)
+        self._probes = conf[PROBES_KEY]
+
+    def healthcheck(self, server_port):
+        if self._probes.draining.is_set():
+            return pluginbase.HealthcheckResult(False, 'draining')
+        failures = self._probes.failures()
+        if failures:
+            return pluginbase.HealthcheckResult(False, '; '.join(
+                '%s unavailable: %s' % f for f in failures))
+        return pluginbase.HealthcheckResult(True, 'OK')
+
+
+def middleware(conf, probes):
+    """The healthcheck WSGI app for ``conf`` and ``probes``.
+
+    NOTE: oslo.middleware reads its options from the global ``cfg.CONF``
+    when given a dict; ``cmd.common.load_config`` parses that one.
+    """
+    backends = list(conf.healthcheck.backends)
+    if PLUGIN not in backends:
+        backends.append(PLUGIN)
+    return healthcheck.Healthcheck(not_found, {'backends': backends,
+                                               PROBES_KEY: probes})
+
+
+class Router:
+    """Exact paths to WSGI apps; every other path to ``default``."""
+
+    def __init__(self, routes, default=None):
+        self.routes = dict(routes)
+        self.default = default or not_found
+
+    def __call__(self, environ, start_response):
+        app = self.routes.get(environ.get('PATH_INFO', ''), self.default)
+        return app(environ, start_response)
+
+
+def not_found(environ, start_response):
+    start_response('404 Not Found', [('Content-Type', 'text/plain')])
+    return [b'Not Found\n']

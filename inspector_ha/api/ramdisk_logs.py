@@ -1,0 +1,76 @@
+"""The ramdisk's ``logs`` (base64 of a tar.gz), saved as upstream does.
+
+They are written by the API process that receives the post, to
+``[processing] ramdisk_logs_dir`` on that host (a directory shared by
+the API hosts, or collected from each), one file per post named by
+``ramdisk_logs_filename_format``: when ``always_store_ramdisk_logs`` is
+set, or when the post is refused (a pre-processing hook failed, the
+ramdisk reported an error, no node matches). A failure found later by
+a worker (a processing hook or a rule) does not save them, because the
+logs are not carried with the data (they can be megabytes); set
+``always_store_ramdisk_logs`` to keep every post's. Without a directory
+nothing is stored. Logs that are not valid base64 are logged and
+dropped; the data is processed all the same.
+"""
+
+import base64
+import binascii
+import logging
+import os
+import tempfile
+
+from inspector_ha.common import timeutils
+from inspector_ha.processing.hooks import interfaces
+
+LOG = logging.getLogger(__name__)
+
+
+def save(conf, logs, data, uuid):
+    """Write ``logs`` for node ``uuid`` (None: unknown); never raises."""
+    directory = conf.processing.ramdisk_logs_dir
+    if not logs:
+        LOG.warning('No logs were passed by the ramdisk (node %s)', uuid)
+        return None
+    if not directory:
+        LOG.warning('Not storing the logs of node %s received from the '
+                    'ramdisk: [processing] ramdisk_logs_dir is not set',
+                    uuid)
+        return None
+    try:
+        content = base64.b64decode(logs, validate=True)
+    except (binascii.Error, ValueError, TypeError) as exc:
+        LOG.error('The logs the ramdisk of node %s sent are not valid '
+                  'base64, not storing them: %s', uuid, exc)
+        return None
+    try:
+        name = _file_name(conf, data, uuid)
+        return _write(directory, name, content)
+    except (OSError, KeyError, ValueError, IndexError) as exc:
+        LOG.error('Could not store the ramdisk logs of node %s: %s', uuid,
+                  exc)
+        return None
+
+
+def _file_name(conf, data, uuid):
+    def safe(value):
+        return str(value).replace('/', '_')
+    mac = interfaces.pxe_mac_of(data) or 'unknown'
+    bmc = data.get('ipmi_address') or 'unknown'
+    return conf.processing.ramdisk_logs_filename_format.format(
+        uuid=safe(uuid or 'unknown'), mac=safe(mac.replace(':', '')),
+        bmc=safe(bmc), dt=timeutils.utcnow())
+
+
+def _write(directory, name, content):
+    os.makedirs(directory, exist_ok=True)
+    path = os.path.join(directory, name)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix='.ramdisk-logs-')
+    try:
+        with os.fdopen(fd, 'wb') as out:
+            out.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    LOG.info('Ramdisk logs were stored in file %s', path)
+    return path

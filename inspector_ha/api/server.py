@@ -1,0 +1,125 @@
+"""The HTTP listener of a process: cheroot (as Ironic serves its API),
+optional TLS, and the graceful stop.
+
+:func:`listen` binds before any backend is touched, so a port in use or
+a bad TLS file is reported before anything starts. :class:`Drain` is the
+SIGTERM sequence of an API process: fail ``/healthcheck`` for ``[api]
+drain_time`` while serving, close the listener, finish the requests in
+flight (at most ``[api] shutdown_timeout``), then stop the service.
+"""
+
+import logging
+import os
+import ssl
+import threading
+
+from cheroot import wsgi
+from cheroot.ssl import builtin
+
+LOG = logging.getLogger(__name__)
+
+
+class StartError(Exception):
+    """The listener cannot start; the message is one line for the log."""
+
+
+class Listener:
+    """A bound cheroot server; :meth:`start` serves in a thread."""
+
+    def __init__(self, server, scheme):
+        self._server = server
+        self._thread = None
+        self._stopping = threading.Lock()
+        host, port = server.bind_addr[:2]
+        self.port = port
+        self.url = '%s://%s:%d/' % (
+            scheme, '[%s]' % host if ':' in host else host, port)
+
+    def start(self):
+        self._thread = threading.Thread(target=self._server.serve,
+                                        name='http', daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        """Close the listener and wait for the requests in flight (at
+        most the server's ``shutdown_timeout``); idempotent."""
+        with self._stopping:
+            if self._thread is None:
+                return
+            self._server.stop()
+            self._thread.join(self._server.shutdown_timeout + 5)
+            self._thread = None
+
+
+def listen(app, address, port, threads=10, backlog=1024,
+           shutdown_timeout=30.0, tls=None):
+    """Bind ``address:port`` for ``app``; :class:`StartError` if it cannot.
+
+    :param tls: ``(cert_file, key_file)`` or None.
+    """
+    server = wsgi.Server((address, port), app, numthreads=threads,
+                         request_queue_size=backlog,
+                         shutdown_timeout=shutdown_timeout,
+                         server_name='inspector-ha')
+    if tls is not None:
+        server.ssl_adapter = _ssl_adapter(*tls)
+    try:
+        server.prepare()
+    except OSError as exc:
+        raise StartError('cannot listen on %s port %d: %s' % (
+            address, port, _last_line(exc))) from None
+    return Listener(server, 'https' if tls else 'http')
+
+
+def api_listener(conf, app):
+    """The API listener from ``[DEFAULT]``, ``[api]`` and ``[ssl]``."""
+    tls = None
+    if conf.use_ssl:
+        tls = (conf.ssl.cert_file, conf.ssl.key_file)
+    return listen(app, conf.listen_address, conf.listen_port,
+                  conf.api.threads, conf.api.backlog,
+                  conf.api.shutdown_timeout, tls)
+
+
+def _ssl_adapter(cert_file, key_file):
+    for option, path in (('cert_file', cert_file), ('key_file', key_file)):
+        if not path:
+            raise StartError('[DEFAULT] use_ssl is true but [ssl] %s is '
+                             'not set' % option)
+        if not os.access(path, os.R_OK):
+            raise StartError('[ssl] %s %s is missing or unreadable' % (
+                option, path))
+    try:
+        return builtin.BuiltinSSLAdapter(cert_file, key_file)
+    except (ssl.SSLError, OSError) as exc:
+        raise StartError('[ssl] cert_file %s / key_file %s: %s' % (
+            cert_file, key_file, _last_line(exc))) from None
+
+
+def _last_line(exc):
+    text = str(exc) or repr(exc)
+    return text.strip().splitlines()[-1]
+
+
+class Drain:
+    """The graceful stop of an API process, run once in its own thread."""
+
+    def __init__(self, probes, listener, stop, drain_time):
+        self._probes = probes
+        self._listener = listener
+        self._stop = stop
+        self._drain_time = drain_time
+        self._started = threading.Lock()
+
+    def __call__(self):
+        if not self._started.acquire(blocking=False):
+            return
+        self._probes.draining.set()
+        LOG.info('Draining: /healthcheck fails for %.1f s, then the '
+                 'listener closes', self._drain_time)
+        # A failure (service.stop) ends the drain early.
+        self._stop.wait(self._drain_time)
+        self._listener.stop()
+        LOG.info('Listener closed, requests in flight finished')
+        self._stop.set()

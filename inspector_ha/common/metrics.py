@@ -1,0 +1,171 @@
+"""Prometheus metrics (prometheus-client), one home for every name.
+
+Each process counts what it does and serves its own ``/metrics``: API
+processes on their API port (:func:`wrap`, ``[metrics] enabled``),
+workers on ``[metrics] port`` (:func:`serve`). Prometheus adds the
+``instance`` label per scrape target, so the figures of a cluster are the
+sums over its processes. Under a WSGI server that forks several
+processes per port, set ``PROMETHEUS_MULTIPROC_DIR`` as prometheus-client
+documents: ``/metrics`` then sums that server's processes.
+"""
+
+import os
+import time
+
+import prometheus_client as prom
+from prometheus_client import multiprocess
+
+from inspector_ha.common import timeutils
+from inspector_ha.fsm import states as st
+
+PREFIX = 'inspector_ha_'
+PATH = '/metrics'
+#: Histogram buckets in seconds: sub-second calls to hour-long states.
+SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+           60, 120, 300, 600, 1800, 3600)
+
+
+def _counter(name, doc, labels=()):
+    return prom.Counter(PREFIX + name, doc, labels)
+
+
+def _histogram(name, doc, labels=()):
+    return prom.Histogram(PREFIX + name, doc, labels, buckets=SECONDS)
+
+
+def _gauge(name, doc, labels=()):
+    return prom.Gauge(PREFIX + name, doc, labels,
+                      multiprocess_mode='livemax')
+
+
+STARTED = _counter('introspections_started',
+                   'Introspections accepted by the API (start, or a '
+                   'discovered node enrolled).', ['kind'])
+ENDED = _counter('introspections_ended',
+                 'Introspections that reached a final state, by outcome.',
+                 ['outcome'])
+DURATION = _histogram('introspection_duration_seconds',
+                      'Time from start to the final state, by outcome.',
+                      ['outcome'])
+QUEUE_LAG = _histogram('request_queue_lag_seconds',
+                       'Time from a request\'s creation to a worker '
+                       'taking it, by event.', ['event'])
+DELIVERIES = _counter('deliveries', 'Requests delivered to a worker.',
+                      ['event'])
+PUT_BACKS = _counter('put_backs', 'Deliveries put back on the queue to be '
+                                  'tried again.')
+DEAD_LETTERS = _counter('dead_letters', 'Requests closed as dead after '
+                                        'max_deliveries failed deliveries.')
+TRANSITIONS = _counter('transitions',
+                       'State transitions tried, by event and result '
+                       '(committed, or stale: lost to a newer write).',
+                       ['event', 'result'])
+IRONIC_CALLS = _counter('ironic_calls',
+                        'Calls to Ironic by call and result (ok, error).',
+                        ['call', 'result'])
+IRONIC_SECONDS = _histogram('ironic_call_seconds',
+                            'Latency of Ironic calls, retries included.',
+                            ['call'])
+API_REQUESTS = _counter('api_requests', 'API requests by route, method '
+                                        'and status.',
+                        ['route', 'method', 'status'])
+API_SECONDS = _histogram('api_request_seconds', 'API request latency by '
+                                                'route and method.',
+                         ['route', 'method'])
+LEADER_EPOCH = _gauge('leader_epoch', 'Epoch of this process\'s leadership '
+                                      'of a periodic task (0: not leader).',
+                      ['task'])
+PERIODIC_RUNS = _counter('periodic_runs', 'Runs of a periodic task led by '
+                                          'this process, by result.',
+                         ['task', 'result'])
+FENCED_WRITES = _counter('fenced_writes', 'Writes of a deposed leader '
+                                          'refused by the epoch fence.',
+                         ['task'])
+PXE_LIST_SIZE = _gauge('pxe_filter_list_size', 'Entries in the PXE '
+                                               'filter\'s lists.', ['list'])
+PXE_OPEN = _gauge('pxe_filter_open', '1 when this host serves DHCP to '
+                                     'nodes (the firewall leader), else 0.')
+
+
+def since(moment):
+    """Seconds from ``moment`` (a naive UTC datetime) to now, >= 0."""
+    if moment is None:
+        return 0.0
+    return max(0.0, (timeutils.utcnow() - moment).total_seconds())
+
+
+def delivered(request, deliveries):
+    """A worker took ``request`` (a request row) to handle it; the queue
+    lag is that of its first delivery."""
+    DELIVERIES.labels(request.event).inc()
+    if deliveries == 1:
+        QUEUE_LAG.labels(request.event).observe(since(request.created_at))
+
+
+def committed(node, to_state):
+    """A transition of ``node`` (as it was before) to ``to_state``."""
+    if to_state in st.FINAL_STATES:
+        ENDED.labels(to_state).inc()
+        DURATION.labels(to_state).observe(since(node.started_at))
+
+
+def ran(task, result):
+    """A run of periodic ``task`` led by this process ended."""
+    PERIODIC_RUNS.labels(task, result).inc()
+
+
+def fenced(task):
+    """A write of ``task``'s deposed leader was refused; it steps down."""
+    FENCED_WRITES.labels(task).inc()
+    ran(task, 'fenced')
+
+
+class Timer:
+    """``with Timer(histogram.labels(...)):`` observes the block's time."""
+
+    def __init__(self, histogram):
+        self._histogram = histogram
+
+    def __enter__(self):
+        self._began = time.monotonic()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._histogram.observe(time.monotonic() - self._began)
+
+
+def _registry():
+    if os.environ.get('PROMETHEUS_MULTIPROC_DIR'):
+        registry = prom.CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+        return registry
+    return prom.REGISTRY
+
+
+def app():
+    """The WSGI application answering ``/metrics``."""
+    return prom.make_wsgi_app(_registry())
+
+
+def wrap(wsgi_app, conf):
+    """``wsgi_app`` answering :data:`PATH` itself (no authentication,
+    like ``/healthcheck``) unless ``[metrics] enabled`` is false."""
+    if not conf.metrics.enabled:
+        return wsgi_app
+    metrics_app = app()
+
+    def dispatch(environ, start_response):
+        if environ.get('PATH_INFO') == PATH:
+            return metrics_app(environ, start_response)
+        return wsgi_app(environ, start_response)
+    return dispatch
+
+
+def serve(conf):
+    """Serve ``/metrics`` on ``[metrics] port`` (a worker); None if 0."""
+    if not conf.metrics.enabled or not conf.metrics.port:
+        return None
+    server, _thread = prom.start_http_server(
+        conf.metrics.port, addr=conf.metrics.host or conf.listen_address,
+        registry=_registry())
+    return server

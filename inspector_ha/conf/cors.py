@@ -1,0 +1,17 @@
+"""[cors]: oslo.middleware's CORS options, with upstream's defaults
+(the API version headers allowed and exposed)."""
+
+from oslo_middleware import cors
+
+from inspector_ha.api import versions
+
+GROUP = 'cors'
+VERSION_HEADERS = [versions.HEADER, versions.MIN_HEADER, versions.MAX_HEADER]
+
+cors.set_defaults(
+    allow_headers=['X-Auth-Token'] + VERSION_HEADERS,
+    expose_headers=VERSION_HEADERS,
+    allow_methods=['GET', 'POST', 'PUT', 'HEAD', 'PATCH', 'DELETE',
+                   'OPTIONS'])
+
+OPTS = cors.CORS_OPTS

@@ -1,0 +1,222 @@
+"""An existing ``ironic-inspector.conf`` read by inspector-ha.
+
+oslo.config ignores options nobody registered, without a word. Here the
+files a process was started with are read raw, and every option set in
+them that inspector-ha does not use is named in ONE warning at start-up
+(:func:`warn_unused`); ``inspector-ha-dbsync
+check-ironic-inspector-config FILE`` (:func:`check_file`) reports the
+same before the switch, plus the values inspector-ha would refuse.
+
+``ironic_inspector_12_5.json`` beside this module lists upstream 12.5's
+options (from its oslo-config-generator namespaces) with their types and
+bounds, to tell an upstream option from a typo; the unit tests check
+that each one inspector-ha implements accepts at least upstream's range.
+It was made from ``.venv-inspector-12.5/bin/oslo-config-generator
+--format json`` with the namespaces ironic_inspector, oslo.db, oslo.log,
+oslo.messaging, oslo.middleware.cors, oslo.middleware.healthcheck,
+oslo.middleware.http_proxy_to_wsgi, oslo.policy and
+keystonemiddleware.auth_token, keeping each option's dest, type, min, max
+and choices.
+"""
+
+import functools
+import importlib.resources
+import json
+import logging
+import os
+
+from oslo_config import cfg
+
+LOG = logging.getLogger(__name__)
+DEFAULT = 'DEFAULT'
+UPSTREAM = 'ironic_inspector_12_5.json'
+KEYSTONE_AUTHTOKEN = 'keystone_authtoken'
+
+
+@functools.lru_cache(maxsize=None)
+def upstream_options():
+    """``{group: {name: {type, min, max, choices}}}`` of 12.5."""
+    text = importlib.resources.files('inspector_ha.conf').joinpath(
+        UPSTREAM).read_text()
+    return json.loads(text)
+
+
+def set_in(paths):
+    """``{(group, name): value}`` of every option set in ``paths``."""
+    found = {}
+    for path in paths:
+        sections = {}
+        cfg.ConfigParser(path, sections).parse()
+        for group, options in sections.items():
+            for name, values in options.items():
+                found[(group, name.replace('-', '_'))] = values[-1]
+    return found
+
+
+def raw_value(path, group, name):
+    """The value of ``[group] name`` in the file ``path``, or None."""
+    return set_in([path]).get((group, name))
+
+
+def known(conf, groups=()):
+    """``{(group, name)}`` inspector-ha registers or hands to a library
+    that registers it when used (keystonemiddleware, keystoneauth's auth
+    plugins for ``[ironic]``, oslo.messaging's drivers). Libraries are
+    imported only for the ``groups`` a file sets."""
+    result = set()
+    for group, opts in _library_opts(_auth_type(conf), groups):
+        for opt in opts:
+            result.add((group or DEFAULT, opt.dest))
+            result.update(_deprecated_names(group or DEFAULT, opt))
+    result.update(_registered(conf))
+    return result
+
+
+def _deprecated_names(group, opt):
+    """The old names an option also reads (``[DEFAULT]
+    introspection_delay`` for ``[worker] reboot_throttle``)."""
+    for old in getattr(opt, 'deprecated_opts', None) or ():
+        yield (old.group or group, old.name or opt.dest)
+
+
+def _auth_type(conf):
+    try:
+        return conf.ironic.auth_type
+    except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
+        return None
+
+
+def _registered(conf):
+    # NOTE: oslo.config has no public listing of registered options.
+    for name in conf._opts:  # pylint: disable=protected-access
+        yield DEFAULT, name
+    for group_name, group in conf._groups.items():  # noqa
+        for name in group._opts:  # pylint: disable=protected-access
+            yield group_name, name
+
+
+def _library_opts(auth_type, groups):
+    from inspector_ha.conf import opts as our_opts
+    from keystoneauth1 import exceptions
+    from keystoneauth1 import loading
+    from oslo_log import _options as log_opts
+    from oslo_messaging import opts as messaging_opts
+    result = (list(our_opts.list_opts()) + list(messaging_opts.list_opts())
+              + list(log_opts.list_opts()))
+    if auth_type:
+        try:
+            result.append(('ironic', loading.get_plugin_options(auth_type)))
+        except exceptions.NoMatchingPlugin:
+            pass
+    if KEYSTONE_AUTHTOKEN in groups:
+        # NOTE: only then: it costs a process about 4 MB of RSS.
+        from keystonemiddleware.auth_token import _opts as ksm_opts
+        result.extend(ksm_opts.list_opts())
+    return result
+
+
+def files_of(conf):
+    """The configuration files ``conf`` was loaded from, in order."""
+    paths = list(conf.config_file or [])
+    for directory in conf.config_dir or []:
+        if os.path.isdir(directory):
+            paths.extend(os.path.join(directory, f) for f in sorted(
+                os.listdir(directory)) if f.endswith('.conf'))
+    return [p for p in paths if os.path.isfile(p)]
+
+
+def unused(conf, paths):
+    """Options set in ``paths`` that inspector-ha does not use, split into
+    ``(upstream 12.5 options, others)``, each sorted."""
+    upstream = upstream_options()
+    found = set_in(paths)
+    ours = known(conf, {group for group, _ in found})
+    missing = sorted(k for k in found if k not in ours)
+    return ([k for k in missing if k[1] in upstream.get(k[0], {})],
+            [k for k in missing if k[1] not in upstream.get(k[0], {})])
+
+
+def names(keys):
+    return ', '.join('[%s] %s' % key for key in keys)
+
+
+def warn_unused(conf):
+    """Log one warning naming every option of the configuration files
+    that inspector-ha does not implement; never fails the start."""
+    try:
+        paths = files_of(conf)
+        upstream, others = unused(conf, paths)
+    except Exception as exc:  # noqa - a warning must not stop a start
+        LOG.warning('Could not check the configuration files for options '
+                    'inspector-ha does not implement: %s', exc)
+        return
+    message = _unused_message(upstream, others)
+    if message:
+        LOG.warning('%s (in %s)', message, ', '.join(paths))
+
+
+def _unused_message(upstream, others):
+    parts = []
+    if upstream:
+        parts.append('ironic-inspector options that inspector-ha does not '
+                     'implement, ignored: %s' % names(upstream))
+    if others:
+        parts.append('options unknown to inspector-ha and to '
+                     'ironic-inspector 12.5, ignored: %s' % names(others))
+    return '; '.join(parts)
+
+
+class Findings:
+    def __init__(self, path, upstream, others, refused):
+        self.path = path
+        self.upstream = upstream
+        self.others = others
+        self.refused = refused
+
+    def lines(self):
+        out = []
+        message = _unused_message(self.upstream, self.others)
+        if message:
+            out.append('WARNING: ' + message)
+        for (group, name), value, reason in self.refused:
+            out.append('ERROR: [%s] %s = %s is refused: %s' % (
+                group, name, value, reason))
+        if not out:
+            out.append('OK: inspector-ha implements every option set in '
+                       '%s and accepts every value' % self.path)
+        return out
+
+
+def check_file(conf, path):
+    """What inspector-ha would ignore or refuse in ``path``."""
+    if not os.path.isfile(path):
+        return Findings(path, [], [], [((DEFAULT, 'config_file'), path,
+                                        'no such file')])
+    fresh = _load(path)
+    upstream, others = unused(fresh, [path])
+    return Findings(path, upstream, others, refused(fresh, [path]))
+
+
+def _load(path):
+    from inspector_ha import conf as conf_mod
+    fresh = cfg.ConfigOpts()
+    conf_mod.register_opts(fresh)
+    fresh([], project='inspector-ha', default_config_files=[path],
+          default_config_dirs=[])
+    return fresh
+
+
+def refused(conf, paths):
+    """``[((group, name), value, reason)]``: values set in ``paths`` that
+    inspector-ha's registered options refuse."""
+    result = []
+    for (group, name), value in sorted(set_in(paths).items()):
+        try:
+            owner = conf if group == DEFAULT else conf[group]
+            getattr(owner, name)
+        except (cfg.NoSuchOptError, cfg.NoSuchGroupError, KeyError,
+                AttributeError):
+            continue
+        except (cfg.ConfigFileValueError, ValueError) as exc:
+            result.append(((group, name), value, str(exc)))
+    return result

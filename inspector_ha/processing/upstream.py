@@ -1,0 +1,153 @@
+"""Plugins written for ironic-inspector, run through an adapter.
+
+A processing hook registered under upstream's namespace
+``ironic_inspector.hooks.processing`` (named in ``processing_hooks``
+like any other) is instantiated with no arguments and called with
+upstream's signatures: ``before_processing(introspection_data)`` and
+``before_update(introspection_data, node_info)``. ``node_info`` is a
+:class:`NodeInfo`, whose methods *collect* changes into the worker's
+:class:`~inspector_ha.processing.base.NodeContext` (nothing is sent to
+Ironic from a hook, ``doc/guarantees.md`` D3b). A node-not-found hook
+under ``ironic_inspector.hooks.node_not_found`` is a function of the
+data. Any exception a plugin raises is a hook failure with its text.
+"""
+
+import logging
+
+from stevedore import driver
+from stevedore import named
+
+from inspector_ha.processing import base
+from inspector_ha.processing import not_found
+
+LOG = logging.getLogger(__name__)
+HOOKS = 'ironic_inspector.hooks.processing'
+NOT_FOUND = 'ironic_inspector.hooks.node_not_found'
+
+
+def processing_hooks(conf, names):
+    """Adapters of the upstream hooks ``names``, in that order.
+
+    :raises RuntimeError: a name upstream's namespace lacks too.
+    """
+    if not names:
+        return []
+
+    def missing(unknown):
+        raise RuntimeError('Unknown processing hooks: %s'
+                           % ', '.join(unknown))
+    manager = named.NamedExtensionManager(
+        HOOKS, names, invoke_on_load=True, name_order=True,
+        on_missing_entrypoints_callback=missing,
+        on_load_failure_callback=_failed)
+    return [UpstreamHook(conf, ext.name, ext.obj) for ext in manager]
+
+
+def _failed(manager, entrypoint, exc):
+    raise RuntimeError('Processing hook %s cannot be loaded: %s' %
+                       (entrypoint.name, exc)) from exc
+
+
+def not_found_hook(conf, ironic, name):
+    """The upstream node-not-found hook ``name`` as an inspector-ha one,
+    or None if upstream's namespace has no such name."""
+    try:
+        func = driver.DriverManager(NOT_FOUND, name).driver
+    except Exception:
+        return None
+    return UpstreamNotFoundHook(conf, ironic, func)
+
+
+class UpstreamHook(base.ProcessingHook):
+    def __init__(self, conf, name, hook):
+        super().__init__(conf)
+        self.name = name
+        self.hook = hook
+
+    def before_processing(self, data):
+        self._call(self.hook.before_processing, data)
+
+    def before_update(self, data, node):
+        self._call(self.hook.before_update, data, NodeInfo(node))
+
+    def _call(self, method, *args):
+        try:
+            method(*args)
+        except base.HookError:
+            raise
+        except Exception as exc:
+            LOG.warning('Upstream hook %s failed: %s', self.name, exc)
+            raise base.HookError(str(exc)) from exc
+
+
+class UpstreamNotFoundHook(not_found.NodeNotFoundHook):
+    def __init__(self, conf, ironic, func):
+        super().__init__(conf, ironic)
+        self.func = func
+
+    def __call__(self, data):
+        result = self.func(data)
+        # NOTE: upstream's hooks return a NodeInfo; its uuid is the node.
+        return getattr(result, 'uuid', result)
+
+
+class NodeInfo:
+    """Upstream's ``node_info`` for hooks, over a NodeContext."""
+
+    def __init__(self, context):
+        self._context = context
+        self.uuid = context.uuid
+
+    def node(self):
+        return self._context.node
+
+    def ports(self):
+        return {mac: _Port(port)
+                for mac, port in self._context.ports().items()}
+
+    def patch(self, patches, ironic=None, **kwargs):
+        self._context.patch(list(patches))
+
+    def update_properties(self, ironic=None, **props):
+        for name, value in props.items():
+            self._context.set_property(name, value)
+
+    def update_capabilities(self, ironic=None, **caps):
+        self._context.update_capabilities(**caps)
+
+    def add_trait(self, trait, ironic=None):
+        self._context.traits.append(['add', trait])
+
+    def remove_trait(self, trait, ironic=None):
+        self._context.traits.append(['remove', trait])
+
+    def create_ports(self, ports, ironic=None):
+        for port in ports:
+            if isinstance(port, dict):
+                self._context.create_port(port['mac'],
+                                          pxe_enabled=port.get('pxe', True))
+            else:
+                self._context.create_port(port, pxe_enabled=True)
+
+    def delete_port(self, port, ironic=None):
+        self._context.delete_port(self._port(port))
+
+    def patch_port(self, port, patches, ironic=None):
+        self._context.patch_port(self._port(port), list(patches))
+
+    def _port(self, port):
+        mac = port if isinstance(port, str) else port.address
+        return self._context.ports()[mac.lower()]
+
+
+class _Port:
+    """An openstacksdk-like port: ``id``/``uuid``, ``address``,
+    ``is_pxe_enabled``, ``local_link_connection``,
+    ``physical_network``."""
+
+    def __init__(self, port):
+        self.id = self.uuid = port.id
+        self.address = port.address
+        self.is_pxe_enabled = port.pxe_enabled
+        self.local_link_connection = port.local_link_connection
+        self.physical_network = port.physical_network

@@ -1,0 +1,34 @@
+"""What a test needs from the machine besides the backends: a tool or a
+Python package that ``tools/install-test-deps.sh`` installs. Missing, the
+test fails when ``CI=true`` (CI must never skip it) and skips otherwise."""
+
+import importlib
+import shutil
+
+import pytest
+
+import backends
+
+
+def _missing(message):
+    if backends.in_ci():
+        pytest.fail('CI=true and %s' % message, pytrace=False)
+    pytest.skip(message)
+
+
+def tool(name, package):
+    """The path of the executable ``name`` (Debian package ``package``)."""
+    path = shutil.which(name)
+    if path is None:
+        _missing('%s is not installed (Debian package %s, %s)' % (
+            name, package, backends.INSTALL_HINT))
+    return path
+
+
+def module(name):
+    """The Python module ``name``, imported."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        _missing('Python package %s is not installed (%s)' % (
+            name, backends.INSTALL_HINT))

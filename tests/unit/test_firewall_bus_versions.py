@@ -1,0 +1,90 @@
+"""The firewall channels across releases: versioned objects once every
+live member reads them, the previous release's call until then; a
+member of this release understands both."""
+
+import threading
+
+import pytest
+
+from inspector_ha.coordination import releases
+from inspector_ha.firewall import bus as bus_mod
+
+
+class _Lists:
+    """Records what the channels deliver (the firewall's lists)."""
+
+    def __init__(self):
+        self.seen = []
+        self.event = threading.Event()
+
+    def white(self, op, node_uuid, macs):
+        self.seen.append(('white', op, node_uuid, list(macs)))
+        self.event.set()
+
+    def black(self, op, port_id, mac):
+        self.seen.append(('black', op, port_id, mac))
+        self.event.set()
+
+
+class _Pinned:
+    """A :class:`releases.Releases` answering for a fixed release."""
+
+    def __init__(self, release):
+        self.release = release
+
+    def allows(self, wanted):
+        return releases.is_at_least(self.release, wanted)
+
+    def object_version(self, name):
+        return releases.RELEASES[self.release]['objects'][name]
+
+
+@pytest.mark.parametrize('release, method', [('0.1.0', 'whitelist'),
+                                             ('0.2.0', 'announce')])
+def test_an_announcement_uses_what_the_oldest_member_reads(
+        service, release, method):
+    bus = bus_mod.Bus(service.conf, 'member-a', _Pinned(release))
+    lists = _Lists()
+    called = []
+    receiver_cls = bus_mod._Receiver
+    original = getattr(receiver_cls, method)
+
+    def spy(self, *args, **kwargs):
+        called.append(method)
+        return original(self, *args, **kwargs)
+    setattr(receiver_cls, method, spy)
+    try:
+        bus.serve(lists)
+        bus.whitelist('add', 'node-1', {'52:54:00:00:00:02',
+                                        '52:54:00:00:00:01'})
+        assert lists.event.wait(10), 'nothing delivered'
+    finally:
+        setattr(receiver_cls, method, original)
+        bus.close()
+    assert lists.seen == [('white', 'add', 'node-1', [
+        '52:54:00:00:00:01', '52:54:00:00:00:02'])]
+    assert called == [method]
+
+
+def test_a_blacklist_change_arrives_as_an_object(service):
+    bus = bus_mod.Bus(service.conf, 'member-b', _Pinned('0.2.0'))
+    lists = _Lists()
+    try:
+        bus.serve(lists)
+        bus.blacklist('remove', 'port-1', '52:54:00:00:00:09')
+        assert lists.event.wait(10), 'nothing delivered'
+    finally:
+        bus.close()
+    assert lists.seen == [('black', 'remove', 'port-1',
+                           '52:54:00:00:00:09')]
+
+
+def test_an_announcement_of_a_newer_release_is_ignored(service):
+    from inspector_ha.messaging import objects
+    lists = _Lists()
+    receiver = bus_mod._Receiver(lists, service.conf.pxe_filter)
+    change = objects.to_primitive(objects.BlacklistChange(
+        op='add', port_id='p', mac='m'))
+    change['versioned_object.version'] = '1.9'
+    receiver.announce({}, change)
+    assert lists.seen == []

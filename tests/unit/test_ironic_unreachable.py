@@ -1,0 +1,76 @@
+"""Ironic unreachable: the API answers 503 naming Ironic and its URL.
+
+Nothing listens on the port Ironic is configured at (Ironic stopped); the
+first call fails in keystoneauth's version discovery (``DiscoveryFailure``),
+which used to be a 500.
+"""
+
+import socket
+
+import pytest
+
+from inspector_ha.api import app as app_mod
+from inspector_ha.common import retry
+from inspector_ha import service as service_mod
+
+UUID = '0a4e5b0e-4c52-4f55-9f41-6e2d8b0f0c6a'
+
+
+def _closed_port():
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def dead_ironic(service_conf):
+    port = _closed_port()
+    service_conf.set_override(
+        'endpoint_override', 'http://admin:s3cret@127.0.0.1:%d' % port,
+        group='ironic')
+    service_conf.set_override('retry_count', 1, group='ironic')
+    service_conf.set_override('retry_timeout', 0.01, group='ironic')
+    return 'http://127.0.0.1:%d' % port
+
+
+@pytest.fixture
+def client(dead_ironic, service_conf):
+    svc = service_mod.Service(service_conf)
+    svc.start(workers=False, periodic_tasks=False)
+    yield svc, app_mod.create_app(svc).test_client()
+    svc.shutdown()
+
+
+@pytest.mark.parametrize('method, path', [
+    ('POST', '/v1/introspection/%s' % UUID),
+    ('POST', '/v1/introspection/node-name'),
+    ('GET', '/v1/introspection/node-name'),
+])
+def test_an_unreachable_ironic_is_a_503_naming_it_and_its_url(
+        client, dead_ironic, method, path):
+    resp = client[1].open(path, method=method)
+    assert resp.status_code == 503, resp.data
+    message = resp.get_json()['error']['message']
+    assert message.startswith('Service temporarily unavailable: ironic '
+                              'unavailable at %s: ' % dead_ironic), message
+    assert 's3cret' not in message and 'admin' not in message
+
+
+def test_an_unreachable_ironic_is_a_warning_per_attempt_not_a_traceback(
+        client, caplog):
+    caplog.set_level('WARNING')
+    client[1].post('/v1/introspection/%s' % UUID)
+    assert 'Traceback' not in caplog.text
+    failed = [r for r in caplog.records if 'call failed' in r.getMessage()]
+    assert len(failed) == 1 and 's3cret' not in caplog.text
+
+
+@pytest.mark.parametrize('text, expected', [
+    ('http://u:p@h:1/x and mysql+pymysql://root:pw@db/ins?x=1',
+     'http://h:1/x and mysql+pymysql://db/ins?x=1'),
+    ('no url here', 'no url here'),
+    ('rabbit://guest:guest@a:5672,guest:guest@b:5672/',
+     'rabbit://a:5672,b:5672/'),
+])
+def test_credentials_are_removed_from_backend_errors(text, expected):
+    assert retry.without_credentials(text) == expected

@@ -1,0 +1,114 @@
+"""The ramdisk's logs are saved as upstream does: a tar.gz per post in
+``ramdisk_logs_dir``, always or only for posts refused with an error;
+logs that are not base64 are dropped and the data still processed."""
+
+import base64
+import io
+import logging
+import tarfile
+
+import pytest
+
+from inspector_ha.api import app as app_mod
+from inspector_ha.db import requests
+from inspector_ha.fsm import states as st
+from inspector_ha import service as service_mod
+
+MAC = '52:54:00:10:00:01'
+
+
+def _tar_gz():
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode='w:gz') as tar:
+        body = b'journal line\n'
+        info = tarfile.TarInfo('journal')
+        info.size = len(body)
+        tar.addfile(info, io.BytesIO(body))
+    return base64.b64encode(out.getvalue()).decode()
+
+
+def _data(logs, **extra):
+    data = {'boot_interface': '01-' + MAC.replace(':', '-'),
+            'inventory': {'interfaces': [
+                {'name': 'eth0', 'mac_address': MAC,
+                 'ipv4_address': '10.0.0.5'}], 'bmc_address': '192.0.2.9'},
+            'logs': logs}
+    data.update(extra)
+    return data
+
+
+@pytest.fixture
+def logged(service_conf, tmp_path):
+    def make(**options):
+        service_conf.set_override('ramdisk_logs_dir', str(tmp_path / 'logs'),
+                                  group='processing')
+        for name, value in options.items():
+            service_conf.set_override(name, value, group='processing')
+        svc = service_mod.Service(service_conf)
+        svc.start(workers=False, periodic_tasks=False)
+        made.append(svc)
+        return svc, app_mod.create_app(svc).test_client()
+    made = []
+    yield make
+    for svc in made:
+        svc.shutdown()
+
+
+def _files(tmp_path):
+    directory = tmp_path / 'logs'
+    return sorted(directory.iterdir()) if directory.exists() else []
+
+
+def test_a_refused_post_saves_its_logs_as_a_tar_gz_named_upstreams_way(
+        logged, put_node, tmp_path):
+    svc, client = logged()
+    uuid = put_node(st.WAITING, macs=[MAC])
+    response = client.post('/v1/continue',
+                           json=_data(_tar_gz(), error='disk on fire'))
+    assert response.status_code == 400
+    [path] = _files(tmp_path)
+    assert path.name.startswith(uuid + '_') and \
+        path.name.endswith('.tar.gz')
+    with tarfile.open(path) as tar:
+        assert tar.extractfile('journal').read() == b'journal line\n'
+
+
+def test_an_accepted_post_saves_logs_only_when_always_storing(
+        logged, put_node, tmp_path):
+    svc, client = logged()
+    put_node(st.WAITING, macs=[MAC])
+    assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
+        == 200
+    assert _files(tmp_path) == []
+
+
+def test_always_store_with_a_custom_format(logged, put_node, tmp_path):
+    svc, client = logged(always_store_ramdisk_logs=True,
+                         ramdisk_logs_filename_format='{mac}-{bmc}.tgz')
+    put_node(st.WAITING, macs=[MAC])
+    assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
+        == 200
+    assert [p.name for p in _files(tmp_path)] == [
+        MAC.replace(':', '') + '-192.0.2.9.tgz']
+
+
+def test_a_look_up_error_saves_the_logs_under_unknown(logged, tmp_path):
+    svc, client = logged()
+    assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
+        == 400
+    [path] = _files(tmp_path)
+    assert path.name.startswith('unknown_')
+
+
+def test_logs_that_are_not_base64_are_logged_and_the_data_processed(
+        logged, put_node, tmp_path, caplog):
+    svc, client = logged(always_store_ramdisk_logs=True)
+    uuid = put_node(st.WAITING, macs=[MAC])
+    with caplog.at_level(logging.ERROR):
+        response = client.post('/v1/continue', json=_data('not base64!'))
+    assert response.status_code == 200
+    assert _files(tmp_path) == []
+    assert 'not valid base64' in caplog.text
+    [request] = svc.store.transaction(requests.for_node, uuid)
+    assert request.event == st.PROCESS
+    assert 'logs' not in requests.payload(request)

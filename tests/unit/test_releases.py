@@ -1,0 +1,91 @@
+"""The effective release: the lowest of the live members and the pin."""
+
+import json
+
+from inspector_ha.coordination import membership
+from inspector_ha.coordination import releases
+
+
+def test_a_member_version_maps_to_the_newest_release_not_newer_than_it():
+    assert releases.release_of('0.1.0') == '0.1.0'
+    assert releases.release_of('0.1.7.dev3') == '0.1.0'
+    assert releases.release_of('0.2.0') == '0.2.0'
+    assert releases.release_of('9.0.0') == releases.CURRENT
+
+
+def test_a_member_announcing_no_usable_version_counts_as_the_oldest():
+    for version in (None, 'unknown', '', '0.0.1'):
+        assert releases.release_of(version) == releases.OLDEST
+
+
+def test_the_lowest_live_member_decides_and_a_pin_can_only_lower_it():
+    assert releases.lowest(['0.2.0', '0.2.0']) == '0.2.0'
+    assert releases.lowest(['0.2.0', '0.1.0', '0.2.0']) == '0.1.0'
+    assert releases.lowest(['0.2.0'], pin='0.1.0') == '0.1.0'
+    assert releases.lowest(['0.1.0'], pin='0.2.0') == '0.1.0'
+
+
+def test_this_release_names_every_object_on_the_wire_at_its_version():
+    from inspector_ha.messaging import objects
+    registered = objects.InspectorObjectRegistry.obj_classes()
+    newest = releases.RELEASES[releases.CURRENT]['objects']
+    assert newest == {name: classes[0].VERSION
+                      for name, classes in registered.items()}
+    for release in releases.RELEASES.values():
+        assert 'TransitionRequest' in release['objects']
+
+
+def test_every_event_of_this_release_is_known_to_its_release_entry():
+    from inspector_ha.engine import worker
+    from inspector_ha.fsm import states
+    known = set(releases.RELEASES[releases.CURRENT]['events'])
+    assert set(states.EVENTS) | {worker.DELETE} <= known
+
+
+def test_a_live_older_member_in_the_group_makes_the_gate_refuse_newer(
+        service):
+    from tooz import coordination
+    gate = releases.Releases(service.coordinator, ttl=0)
+    assert gate.allows(releases.CURRENT)
+    old = coordination.get_coordinator(service.conf.coordination.backend_url,
+                                       b'old-worker')
+    old.start(start_heart=True)
+    try:
+        old.join_group(membership.GROUP,
+                       json.dumps({'version': '0.1.0'}).encode()).get()
+        assert gate.effective() == '0.1.0'
+        assert not gate.allows('0.2.0')
+        assert gate.allows('0.1.0')
+        assert gate.object_version('TransitionRequest') == '1.0'
+        old.leave_group(membership.GROUP).get()
+        assert gate.allows('0.2.0')
+    finally:
+        old.stop()
+
+
+def test_the_gate_answers_from_its_cache_until_the_ttl_passes(service):
+    now = [0.0]
+    gate = releases.Releases(service.coordinator, pin=None, ttl=5,
+                             clock=lambda: now[0])
+    assert gate.effective() == releases.CURRENT
+    gate._pin = '0.1.0'
+    assert gate.effective() == releases.CURRENT
+    now[0] = 5.0
+    assert gate.effective() == '0.1.0'
+
+
+def test_a_pin_lowers_the_gate_even_when_every_member_is_new(service):
+    gate = releases.Releases(service.coordinator, pin='0.1.0', ttl=0)
+    assert not gate.allows('0.2.0')
+    assert gate.object_version('TransitionRequest') == '1.0'
+
+
+class _Gone:
+    @property
+    def raw(self):
+        raise ConnectionError('coordination backend gone')
+
+
+def test_a_group_that_cannot_be_read_counts_as_the_oldest_release():
+    gate = releases.Releases(_Gone(), ttl=0)
+    assert gate.effective() == releases.OLDEST

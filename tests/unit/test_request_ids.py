@@ -1,0 +1,84 @@
+"""The API's request id follows a request into the worker's log lines.
+
+oslo.middleware gives each call a request id (and takes a client's or
+Ironic's as the global one); it is kept in the queued request row and made
+the worker thread's oslo.context while the row is handled.
+"""
+
+import logging
+
+from oslo_config import cfg
+from oslo_context import context as context_mod
+from oslo_log import formatters
+import pytest
+
+from inspector_ha.api import app as app_mod
+from inspector_ha.cmd import common
+from inspector_ha.common import logctx
+from inspector_ha.db import requests
+from inspector_ha.fsm import states as st
+
+GLOBAL = 'req-1b3a7b4e-9f6f-4d8e-8d2c-3e5f7a9b1c2d'
+
+
+@pytest.fixture
+def client(service):
+    yield app_mod.create_app(service).test_client()
+    logctx.clear()
+
+
+def _abort(client, put_node, headers=None):
+    uuid = put_node(st.WAITING)
+    resp = client.post('/v1/introspection/%s/abort' % uuid,
+                       headers=headers or {})
+    assert resp.status_code == 202
+    return uuid, resp
+
+
+def _row(service, uuid):
+    [row] = service.store.transaction(requests.for_node, uuid)
+    return row
+
+
+def test_every_answer_has_a_request_id_header(client):
+    for resp in (client.get('/'), client.get('/v1/nothing'),
+                 client.post('/v1/continue', data=b'[' * 1000)):
+        assert resp.headers['X-OpenStack-Request-ID'].startswith('req-')
+
+
+def test_the_queued_request_keeps_the_api_and_global_request_ids(
+        client, service, put_node):
+    uuid, resp = _abort(client, put_node,
+                        {'X-OpenStack-Request-ID': GLOBAL})
+    row = _row(service, uuid)
+    ctx = logctx.bind(row)
+    assert ctx.request_id == resp.headers['X-OpenStack-Request-ID']
+    assert ctx.global_request_id == GLOBAL
+    assert context_mod.get_current() is ctx
+    assert requests.payload(row) == {}  # the ids are not part of the data
+
+
+def test_a_request_queued_without_an_api_call_is_logged_under_its_id(
+        service, put_node):
+    uuid = put_node(st.WAITING)
+    logctx.clear()
+    row = service.store.transaction(requests.add, uuid, st.ABORT, 1)
+    row = _row(service, uuid)
+    assert logctx.bind(row).request_id == 'req-%s' % row.id
+    logctx.clear()
+
+
+def test_a_worker_log_line_shows_the_ids_and_the_node(client, service,
+                                                      put_node):
+    log_conf = cfg.ConfigOpts()
+    common.register_log_opts(log_conf)
+    log_conf([])
+    uuid, resp = _abort(client, put_node,
+                        {'X-OpenStack-Request-ID': GLOBAL})
+    logctx.bind(_row(service, uuid))
+    record = logging.LogRecord('inspector_ha.engine.worker', logging.INFO,
+                               __file__, 1, 'TRANSITION', None, None)
+    line = formatters.ContextFormatter(config=log_conf).format(record)
+    assert '[%s %s ' % (GLOBAL, resp.headers['X-OpenStack-Request-ID']) \
+        in line
+    assert '[node %s] TRANSITION' % uuid in line
