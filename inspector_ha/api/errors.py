@@ -62,10 +62,36 @@ def _coded(code):
     return lambda exc: response(str(exc), code)
 
 
+#: The largest oversized body read and dropped before its 413 is sent. A
+#: client (or HAProxy) still sending when the server answers and closes
+#: gets a reset connection instead of the 413; a larger body gets the 413
+#: with ``Connection: close`` and may see the reset.
+DISCARD_LIMIT = 64 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+
 def _too_large(exc):
     limit = flask.current_app.config['MAX_CONTENT_LENGTH']
-    return response('Request body too large: more than %d bytes '
+    resp = response('Request body too large: more than %d bytes '
                     '([DEFAULT] max_request_bytes)' % limit, 413)
+    if not _discard_body(flask.request):
+        resp.headers['Connection'] = 'close'
+    return resp
+
+
+def _discard_body(request):
+    """Read and drop the body of ``request``; False if it is too large
+    (or of unknown length) to be worth reading."""
+    remaining = request.content_length
+    if remaining is None or remaining > DISCARD_LIMIT:
+        return False
+    stream = request.environ['wsgi.input']
+    while remaining > 0:
+        chunk = stream.read(min(_CHUNK, remaining))
+        if not chunk:
+            break
+        remaining -= len(chunk)
+    return True
 
 
 def _unavailable(exc):
