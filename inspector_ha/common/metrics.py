@@ -47,6 +47,9 @@ ENDED = _counter('introspections_ended',
 DURATION = _histogram('introspection_duration_seconds',
                       'Time from start to the final state, by outcome.',
                       ['outcome'])
+STATE_SECONDS = _histogram('state_seconds',
+                           'Time a node spent in a state, observed when '
+                           'it leaves the state.', ['state'])
 QUEUE_LAG = _histogram('request_queue_lag_seconds',
                        'Time from a request\'s creation to a worker '
                        'taking it, by event.', ['event'])
@@ -102,8 +105,11 @@ def delivered(request, deliveries):
         QUEUE_LAG.labels(request.event).observe(since(request.created_at))
 
 
-def committed(node, to_state):
-    """A transition of ``node`` (as it was before) to ``to_state``."""
+def committed(node, to_state, stayed=None):
+    """A transition of ``node`` (as it was before) to ``to_state``, after
+    ``stayed`` seconds in its state (None: not known)."""
+    if stayed is not None:
+        STATE_SECONDS.labels(node.state).observe(stayed)
     if to_state in st.FINAL_STATES:
         ENDED.labels(to_state).inc()
         DURATION.labels(to_state).observe(since(node.started_at))

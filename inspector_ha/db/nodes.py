@@ -41,9 +41,11 @@ def transition(session, node, event, to_state, actor, request_id=None,
                error=None):
     """Commit ``node``'s move to ``to_state`` if nobody moved it first.
 
-    :returns: the new generation.
+    :returns: the seconds the node spent in the state it leaves, or None
+        when its entry is not in the history.
     :raises StaleWrite: the node's state or generation changed.
     """
+    entered = _entered_at(session, node)
     values = {'state': to_state, 'generation': node.generation + 1}
     if to_state in states.FINAL_STATES:
         values.update(finished_at=timeutils.utcnow(), error=error)
@@ -53,7 +55,19 @@ def transition(session, node, event, to_state, actor, request_id=None,
         _close_attempt(session, node, to_state, request_id)
     record(session, node.uuid, event, node.state, to_state,
            values['generation'], actor, request_id)
-    return values['generation']
+    if entered is None:
+        return None
+    return max(0.0, (timeutils.utcnow() - entered).total_seconds())
+
+
+def _entered_at(session, node):
+    """When ``node`` entered its state: the time of the transition that
+    made its generation."""
+    table = models.Transition
+    return session.scalar(
+        sa.select(table.at).where(table.node_uuid == node.uuid,
+                                  table.generation == node.generation)
+        .order_by(table.id.desc()).limit(1))
 
 
 def _close_attempt(session, node, to_state, request_id):

@@ -132,12 +132,12 @@ class Worker:
         prepared = self._tasks.prepare(request.event, to_state, node,
                                        request)
         try:
-            saved = self._store.transaction(
+            saved, stayed = self._store.transaction(
                 _save, node, request, to_state, self._actor, error, prepared)
         except nodes.StaleWrite as exc:
             self._log(request, node, request.event, to_state, 'stale')
             return self._put_back(str(exc))
-        self._committed(request, node, request.event, to_state)
+        self._committed(request, node, request.event, to_state, stayed)
         node = saved
         event, error = self._tasks.run(request.event, to_state, node,
                                        request, prepared)
@@ -145,7 +145,7 @@ class Worker:
 
     def _finish(self, request, node, event, error):
         try:
-            to_state = self._store.transaction(
+            to_state, stayed = self._store.transaction(
                 _follow_up, node, request, event, self._actor, error)
         except (nodes.StaleWrite, machine.IllegalTransition) as exc:
             LOG.info('Follow-up %s of node %s lost to a newer write: %s',
@@ -157,7 +157,7 @@ class Worker:
                 return True
             return self._done(request, str(exc))
         if event is not None:
-            self._committed(request, node, event, to_state)
+            self._committed(request, node, event, to_state, stayed)
         if to_state == st.WAITING:
             self._drive_parked(node)
         return True
@@ -171,11 +171,12 @@ class Worker:
         if parked is not None:
             self._drive(parked)
 
-    def _committed(self, request, node, event, to_state):
-        """Log a committed transition; one that ends the introspection
-        takes the node's MACs off the PXE white-list at once."""
+    def _committed(self, request, node, event, to_state, stayed):
+        """Log a committed transition (``stayed``: seconds in the state it
+        left); one that ends the introspection takes the node's MACs off
+        the PXE white-list at once."""
         self._log(request, node, event, to_state, 'committed')
-        metrics.committed(node, to_state)
+        metrics.committed(node, to_state, stayed)
         if to_state in st.FINAL_STATES:
             self._svc.announce_whitelist('remove', node.uuid, ())
 
@@ -210,14 +211,14 @@ class Worker:
         metrics.DEAD_LETTERS.inc()
         fail = _failable(node, request)
         try:
-            self._store.transaction(_bury, node if fail else None, request,
-                                    self._actor, why)
+            stayed = self._store.transaction(
+                _bury, node if fail else None, request, self._actor, why)
         except nodes.StaleWrite as exc:
             if fail:
                 self._log(request, node, st.FAIL, st.ERROR, 'stale')
             return self._put_back(str(exc))
         if fail:
-            self._committed(request, node, st.FAIL, st.ERROR)
+            self._committed(request, node, st.FAIL, st.ERROR, stayed)
         return True
 
     def _delete(self, request):
@@ -258,24 +259,26 @@ def _open_process(session, uuid, attempt):
 
 def _save(session, node, request, to_state, actor, error, prepared=None):
     """Commit the transition, mark the request applied and record what
-    the task prepared for it."""
+    the task prepared for it: ``(node as saved, seconds in the state it
+    left)``."""
     requests.mark_open(session, request.id, requests.APPLIED)
-    nodes.transition(session, node, request.event, to_state, actor,
-                     request.id, error)
+    stayed = nodes.transition(session, node, request.event, to_state,
+                              actor, request.id, error)
     if prepared is not None:
         prepared.record(session, node)
-    return nodes.get(session, node.uuid)
+    return nodes.get(session, node.uuid), stayed
 
 
 def _follow_up(session, node, request, event, actor, error):
-    """Apply the task's follow-up event and mark the request done."""
-    to_state = None
+    """Apply the task's follow-up event and mark the request done:
+    ``(state reached or None, seconds in the state it left or None)``."""
+    to_state = stayed = None
     if event is not None:
         to_state = machine.advance(node.state, event)
-        nodes.transition(session, node, event, to_state, actor,
-                         request.id, error)
+        stayed = nodes.transition(session, node, event, to_state, actor,
+                                  request.id, error)
     requests.mark_open(session, request.id, requests.DONE)
-    return to_state
+    return to_state, stayed
 
 
 def _moved_by(session, uuid, request_id):
@@ -302,11 +305,14 @@ def _failable(node, request):
 
 
 def _bury(session, node, request, actor, why):
-    """Close ``request`` as dead and, given ``node``, fail it with ``why``."""
+    """Close ``request`` as dead and, given ``node``, fail it with ``why``;
+    the seconds the node spent in the state it left, if it was failed."""
+    stayed = None
     if node is not None:
-        nodes.transition(session, node, st.FAIL, st.ERROR, actor,
-                         request.id, why)
+        stayed = nodes.transition(session, node, st.FAIL, st.ERROR, actor,
+                                  request.id, why)
     requests.mark_open(session, request.id, requests.DEAD, why)
+    return stayed
 
 
 def _delete(session, request):

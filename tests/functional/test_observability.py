@@ -110,6 +110,9 @@ def test_metrics_of_a_split_cluster_add_up_to_the_batch_and_ids_follow(
                  result='committed') >= 4 * NODES
     assert total(final, 'inspector_ha_request_queue_lag_seconds_count',
                  event='start') == NODES
+    for state in ('starting', 'waiting', 'processing'):
+        assert total(final, 'inspector_ha_state_seconds_count',
+                     state=state) == NODES, state
     assert total(final, 'inspector_ha_ironic_calls_total', result='ok') > 0
     assert total(final, 'inspector_ha_dead_letters_total') == 0
     # NOTE: during the batch, counters only grow and the ends never

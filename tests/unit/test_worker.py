@@ -15,6 +15,7 @@ from deliveries import deliver as _deliver
 from deliveries import node as _node
 from deliveries import queue as _queue
 from deliveries import request as _request
+from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import nodes
@@ -253,3 +254,18 @@ def test_a_duplicate_read_just_before_the_first_delivery_ends_is_not_reapplied(
     assert [h for h in _history(service, uuid) if h[3] == request_id] == [
         ('error', 'waiting', 'error', request_id)]
     assert _node(service, uuid).generation == 3
+
+
+def test_a_committed_transition_observes_the_time_spent_in_the_state_left(
+        worker, service, put_node):
+    waited = metrics.STATE_SECONDS.labels(st.WAITING)
+    before = waited._sum.get(), _count(waited)
+    uuid = put_node(st.WAITING)
+    request_id = _queue(service, uuid, st.TIMEOUT)
+    assert _deliver(worker, service, request_id) is True
+    assert _count(waited) == before[1] + 1
+    assert 0 <= waited._sum.get() - before[0] < 60
+
+
+def _count(histogram):
+    return sum(bucket.get() for bucket in histogram._buckets)
