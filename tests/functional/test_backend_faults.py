@@ -8,6 +8,7 @@ import requests
 import backends
 import cluster as cluster_mod
 import private
+import test_cluster_introspection as batch
 
 RETRIES = {'retry_count': 2, 'retry_timeout': 0.2}
 UNKNOWN = '0a4e5b0e-4c52-4f55-9f41-6e2d8b0f0c6a'
@@ -112,3 +113,47 @@ def test_an_api_whose_mariadb_is_stopped_answers_503_without_credentials(
         assert set(the_cluster.stop().values()) == {0}
     finally:
         server.close()
+
+
+def test_an_api_whose_rabbitmq_is_stopped_keeps_accepting_and_health_names_it(  # noqa: E501
+        tmp_path, ironic, obtain_backend):
+    """A private RabbitMQ stopped under a running API: a start is still
+    202 (the request is in SQL before the answer and the outbox re-drive
+    publishes it later), while ``/healthcheck`` answers 503 naming the
+    broker, without its credentials, until the broker is back."""
+    server = private.RabbitMQ()
+    try:
+        obtain_backend(server.start)
+        the_cluster = cluster_mod.Cluster(
+            tmp_path, 'sqlite:///%s/db.sqlite' % tmp_path, server.url,
+            'file://%s/coord' % tmp_path, ironic.url, apis=1, workers=0,
+            conf={'queue': RETRIES}).start()
+        api_url = the_cluster.apis[0].url
+        uuids = list(batch._create_nodes(ironic, 2))
+        batch._start_all([api_url], uuids[:1])
+        server.stop()
+        text = backends.wait_for(lambda: _text_if_503(api_url), 30)
+        assert 'broker unavailable' in text, text
+        assert 'guest:guest@' not in text, text
+        batch._start_all([api_url], uuids[1:])
+        assert batch._states(api_url, uuids[1:])[uuids[1]]['state'] \
+            == 'starting'
+        server.start()
+        backends.wait_for(lambda: getattr(_health(api_url), 'status_code',
+                                          None) == 200, 60)
+        assert set(the_cluster.stop().values()) == {0}
+    finally:
+        server.close()
+
+
+def _health(api_url):
+    try:
+        return requests.get(api_url + '/healthcheck', timeout=10)
+    except requests.RequestException:
+        return None
+
+
+def _text_if_503(api_url):
+    resp = _health(api_url)
+    return resp.text if resp is not None and resp.status_code == 503 \
+        else None
