@@ -7,10 +7,8 @@ from urllib import parse
 from openstack import exceptions as sdk_exc
 
 from inspector_ha.api import errors
+from inspector_ha.common import addresses
 from inspector_ha.ironic import client
-
-NO_BMC = ('', '0.0.0.0', '::')
-
 
 def check_startable(service, node, manage_boot):
     """Refuse (400) a node Ironic would not let us introspect."""
@@ -36,7 +34,7 @@ def bmc_addresses(conf, node):
     value = next((info[f] for f in fields if info.get(f)), None)
     if not value or info.get('ipmi_bridging', 'no') != 'no':
         return []
-    return [a for a in _resolve(_host_of(str(value))) if a not in NO_BMC]
+    return [a for a in _resolve(_host_of(str(value))) if a not in addresses.NO_BMC]
 
 
 def _host_of(value):

@@ -7,6 +7,7 @@ from werkzeug import exceptions as http_exc
 
 from inspector_ha.api import intake
 from inspector_ha.common import retry
+from inspector_ha.db import conflicts
 from inspector_ha.db import data_store
 from inspector_ha.db import listing
 from inspector_ha.db import nodes
@@ -47,7 +48,7 @@ def register(app):
     app.register_error_handler(http_exc.RequestEntityTooLarge, _too_large)
     app.register_error_handler(http_exc.HTTPException, _http)
     app.register_error_handler(retry.BackendUnavailable, _unavailable)
-    app.register_error_handler(nodes.StaleWrite, _conflict)
+    app.register_error_handler(conflicts.StaleWrite, _conflict)
     app.register_error_handler(Exception, _unexpected)
 
 

@@ -100,7 +100,7 @@ class V1:
         if uuid is None:
             return self._not_in_cache(data, raw, failures)
         if failures:
-            message = _failure_text(failures)
+            message = base.pre_hooks_failed(failures)
             request_id = self._tx(intake.event, uuid, st.FAIL,
                                   {'error': message})
             self._publish(request_id, uuid, st.FAIL)
@@ -135,7 +135,7 @@ class V1:
             failures.append(LOOKUP_ERROR % {
                 'bmc_address': interfaces.lookup_bmcs(data),
                 'mac': interfaces.lookup_macs(data)})
-            raise errors.ApiError(_failure_text(failures))
+            raise errors.ApiError(base.pre_hooks_failed(failures))
         try:
             uuid = self._not_found(data)
         except retry.BackendUnavailable:
@@ -148,7 +148,7 @@ class V1:
             if not uuid:
                 failures.append('Node not found hook returned nothing')
         if uuid is None:
-            raise errors.ApiError(_failure_text(failures))
+            raise errors.ApiError(base.pre_hooks_failed(failures))
         return self._record(data, raw, failures, uuid, discovered=True)
 
     def _record(self, data, raw, failures, uuid, discovered):
@@ -156,7 +156,7 @@ class V1:
         when pre-processing hooks failed, with an ``error`` request
         carrying the failures (upstream's), and answer 400 then."""
         flask.g.ramdisk_node = uuid
-        error = _failure_text(failures) if failures else None
+        error = base.pre_hooks_failed(failures) if failures else None
         try:
             request_id = self._tx(
                 intake.enroll, uuid, data, raw, self._svc.data_store,
@@ -246,8 +246,3 @@ def ramdisk_payload():
     except body.Invalid as exc:
         raise errors.ApiError('Invalid ramdisk data: %s' % exc) from None
     return data
-
-
-def _failure_text(failures):
-    return ('The following failures happened during running pre-processing '
-            'hooks:\n%s' % '\n'.join(failures))

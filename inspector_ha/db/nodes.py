@@ -2,26 +2,20 @@
 
 Every transition is ``UPDATE nodes ... WHERE uuid AND state AND
 generation``; zero rows updated means another writer won and this write
-is not applied (:class:`StaleWrite`).
+is not applied (:class:`~inspector_ha.db.conflicts.StaleWrite`).
 """
 
 import sqlalchemy as sa
 
 from inspector_ha.common import timeutils
+from inspector_ha.db import conflicts
 from inspector_ha.db import models
+from inspector_ha.db import requests
 from inspector_ha.fsm import states
-
-# NOTE: inspector_ha.db.requests.OPEN; that module imports this one.
-OPEN_REQUESTS = ('pending', 'applied')
-
 
 #: The event recorded for a row created in ``enrolling`` (no FSM event
 #: leads there: only discovery creates such rows).
 ENROLL = 'enroll'
-
-
-class StaleWrite(Exception):
-    """The node changed since it was read: the write lost and was dropped."""
 
 
 class InvalidState(Exception):
@@ -78,11 +72,11 @@ def _close_attempt(session, node, to_state, request_id):
     table = models.Request
     query = sa.update(table).where(
         table.node_uuid == node.uuid, table.attempt == node.attempt,
-        table.event != states.REAPPLY, table.status.in_(OPEN_REQUESTS))
+        table.event != states.REAPPLY, table.status.in_(requests.OPEN))
     if request_id is not None:
         query = query.where(table.id != request_id)
     session.execute(query.values(
-        status='rejected', updated_at=timeutils.utcnow(),
+        status=requests.REJECTED, updated_at=timeutils.utcnow(),
         detail='the attempt ended in %s first' % to_state))
 
 
@@ -135,7 +129,7 @@ def _conditional_update(session, node, values):
                                table.generation == node.generation)
         .values(**values).execution_options(synchronize_session=False))
     if result.rowcount != 1:
-        raise StaleWrite('node %s is no longer %s at generation %d' %
+        raise conflicts.StaleWrite('node %s is no longer %s at generation %d' %
                          (node.uuid, node.state, node.generation))
 
 

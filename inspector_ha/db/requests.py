@@ -19,8 +19,8 @@ import sqlalchemy as sa
 
 from inspector_ha.common import logctx
 from inspector_ha.common import timeutils
+from inspector_ha.db import conflicts
 from inspector_ha.db import models
-from inspector_ha.db import nodes
 
 PENDING = 'pending'
 APPLIED = 'applied'
@@ -69,7 +69,7 @@ def record_once(session, node_uuid, name, attempt, payload):
     """
     row = add_once(session, node_uuid, name, attempt, payload=payload)
     if row is None:
-        raise nodes.StaleWrite('%s of node %s attempt %s is recorded '
+        raise conflicts.StaleWrite('%s of node %s attempt %s is recorded '
                                'already' % (name, node_uuid, attempt))
     mark(session, row.id, DONE)
 
@@ -104,7 +104,7 @@ def mark_open(session, request_id, status, detail=None):
     if detail is not None:
         values['detail'] = detail
     if _update_open(session, request_id, values) != 1:
-        raise nodes.StaleWrite('request %s is no longer open' % request_id)
+        raise conflicts.StaleWrite('request %s is no longer open' % request_id)
 
 
 def note_failure(session, request_id, failure):

@@ -18,7 +18,6 @@ from inspector_ha.firewall import watcher
 from inspector_ha.fsm import states as st
 
 LOG = logging.getLogger(__name__)
-DELETE = 'delete'
 
 
 def redrive(service, fence):
@@ -95,7 +94,7 @@ def _add_deletes(session, fence, in_ironic, suspects):
     fence(session)
     missing = frozenset(session.scalars(sa.select(models.Node.uuid))) - \
         frozenset(in_ironic)
-    added = [requests.add_once(session, u, DELETE, None)
+    added = [requests.add_once(session, u, st.DELETE, None)
              for u in missing & suspects]
     return [r for r in added if r is not None], missing
 

@@ -33,8 +33,6 @@ POWER_OFF = 'power-off'
 #: The ledger row recording an attempt's processing result.
 PROCESSED = 'processed'
 POWER_FIELDS = ['power_state', 'target_power_state']
-PRE_HOOKS_FAILED = ('The following failures happened during running '
-                    'pre-processing hooks:\n')
 
 
 class Tasks:
@@ -99,14 +97,21 @@ class Tasks:
         a delivery that woke up after another took over does nothing, and
         one finding an earlier claim reboots only if Ironic shows the node
         off (the earlier delivery died before it)."""
-        svc = self._svc
-        claim = _claim(svc.store, node, POWER_ON)
+        if self._claimed(node, POWER_ON, self._powered_on):
+            self._svc.ironic.reboot(node.uuid)
+
+    def _claimed(self, node, effect, done):
+        """Whether this delivery is to perform ``effect`` (:data:`POWER_ON`
+        or :data:`POWER_OFF`) on ``node``: it claims it in SQL, once per
+        attempt; after an earlier claim, only if ``done(node)`` (Ironic's
+        view) says the effect did not happen."""
+        claim = _claim(self._svc.store, node, effect)
         if claim == requests.STALE or (
-                claim == requests.TAKEN and self._powered_on(node)):
-            LOG.info('Not powering node %s on again for attempt %d: %s',
-                     node.uuid, node.attempt, claim)
-            return
-        svc.ironic.reboot(node.uuid)
+                claim == requests.TAKEN and done(node)):
+            LOG.info('Not doing %s of node %s again for attempt %d: %s',
+                     effect, node.uuid, node.attempt, claim)
+            return False
+        return True
 
     def _powered_on(self, node):
         ironic_node = self._svc.ironic.get_node(node.uuid,
@@ -171,11 +176,7 @@ class Tasks:
         """Power off at most once per attempt (claimed in SQL like the
         power-on); a delivery finding an earlier claim powers off only if
         Ironic does not show the node off."""
-        claim = _claim(self._svc.store, node, POWER_OFF)
-        if claim == requests.STALE or (
-                claim == requests.TAKEN and self._powered_off(node)):
-            LOG.info('Not powering node %s off again for attempt %d: %s',
-                     node.uuid, node.attempt, claim)
+        if not self._claimed(node, POWER_OFF, self._powered_off):
             return
         try:
             self._svc.ironic.power_off(node.uuid)
@@ -215,7 +216,7 @@ class Tasks:
         data = requests.payload(request)
         failures = svc.pipeline.before_processing(data)
         if failures:
-            raise base.HookError(PRE_HOOKS_FAILED + '\n'.join(failures))
+            raise base.HookError(base.pre_hooks_failed(failures))
         changes, _ = self._changes(node, data)
         changes_mod.apply(svc.ironic, node.uuid, changes, again=True)
         svc.store.transaction(svc.data_store.save, node.uuid, data, True)

@@ -28,6 +28,7 @@ import sqlalchemy as sa
 from inspector_ha.common import logctx
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
+from inspector_ha.db import conflicts
 from inspector_ha.db import models
 from inspector_ha.db import nodes
 from inspector_ha.db import requests
@@ -37,7 +38,6 @@ from inspector_ha.fsm import states as st
 from inspector_ha.messaging import queue
 
 LOG = logging.getLogger(__name__)
-DELETE = 'delete'
 
 
 class Worker:
@@ -107,7 +107,7 @@ class Worker:
         metrics.delivered(request, deliveries)
         if deliveries > self._svc.conf.worker.max_deliveries:
             return self._bury(request, node, deliveries)
-        if request.event == DELETE:
+        if request.event == st.DELETE:
             return self._delete(request)
         if node is None or request.attempt not in (None, node.attempt):
             return self._reject(request, 'stale: node gone or restarted')
@@ -134,7 +134,7 @@ class Worker:
         try:
             saved, stayed = self._store.transaction(
                 _save, node, request, to_state, self._actor, error, prepared)
-        except nodes.StaleWrite as exc:
+        except conflicts.StaleWrite as exc:
             self._log(request, node, request.event, to_state, 'stale')
             return self._put_back(str(exc))
         self._committed(request, node, request.event, to_state, stayed)
@@ -147,7 +147,7 @@ class Worker:
         try:
             to_state, stayed = self._store.transaction(
                 _follow_up, node, request, event, self._actor, error)
-        except (nodes.StaleWrite, machine.IllegalTransition) as exc:
+        except (conflicts.StaleWrite, machine.IllegalTransition) as exc:
             LOG.info('Follow-up %s of node %s lost to a newer write: %s',
                      event, node.uuid, exc)
             self._log(request, node, event, None, 'stale')
@@ -213,7 +213,7 @@ class Worker:
         try:
             stayed = self._store.transaction(
                 _bury, node if fail else None, request, self._actor, why)
-        except nodes.StaleWrite as exc:
+        except conflicts.StaleWrite as exc:
             if fail:
                 self._log(request, node, st.FAIL, st.ERROR, 'stale')
             return self._put_back(str(exc))
@@ -293,7 +293,7 @@ def _close(session, request_id, status, why):
     """Close the request unless it is closed already."""
     try:
         requests.mark_open(session, request_id, status, why)
-    except nodes.StaleWrite:
+    except conflicts.StaleWrite:
         pass
 
 

@@ -8,17 +8,16 @@ Drivers are stevedore plugins of :data:`NAMESPACE` (one module each).
 
 import abc
 import logging
-import re
 import typing
 
 from stevedore import driver as stevedore_driver
 
+from inspector_ha.common import addresses
 from inspector_ha.firewall import runner as runner_mod
 
 LOG = logging.getLogger(__name__)
 NAMESPACE = 'inspector_ha.pxe_filter'
 FirewallError = runner_mod.FirewallError
-_MAC = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 
 
 class State(typing.NamedTuple):
@@ -45,7 +44,7 @@ def clean_macs(macs):
     """Sorted lower-case MACs; anything else is logged and left out (it
     would otherwise end up in a firewall script)."""
     lowered = {str(mac).lower() for mac in macs}
-    bad = sorted(mac for mac in lowered if not _MAC.match(mac))
+    bad = sorted(mac for mac in lowered if not addresses.MAC.match(mac))
     if bad:
         LOG.warning('Not filtering invalid MAC addresses: %s', bad)
     return sorted(lowered.difference(bad))

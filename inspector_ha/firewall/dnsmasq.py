@@ -14,11 +14,11 @@ import os
 import pathlib
 import re
 
+from inspector_ha.common import addresses
 from inspector_ha.firewall import base
 
 WILDCARD = 'unknown_hosts_filter'
 ALLOW, IGNORE = 'allow', 'ignore'
-_NAME = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
 _TEMP = re.compile(r'^\..*\.tmp$')
 
 
@@ -130,7 +130,7 @@ class DnsmasqDriver(base.Driver):
             return []
         return [p for p in self.hostsdir.iterdir()
                 if (pattern.match(p.name) if pattern else
-                    p.name == WILDCARD or _NAME.match(p.name))]
+                    p.name == WILDCARD or addresses.MAC.match(p.name))]
 
     def _purge(self):
         """Deny, then delete, the files of an earlier run: dnsmasq keeps

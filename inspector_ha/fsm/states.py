@@ -48,6 +48,10 @@ REAPPLY = 'reapply'
 EVENTS = (START, WAIT, PROCESS, FINISH, FAIL, TIMEOUT, ABORT, ABORT_END,
           REAPPLY)
 
+#: Not a machine event: a request that deletes the node's row (the data
+#: cleanup of a node gone from Ironic).
+DELETE = 'delete'
+
 #: Events that must not be applied twice; met again, they lead to error.
 STRICT_EVENTS = frozenset([PROCESS])
 

@@ -14,6 +14,13 @@ class HookError(Exception):
     """A hook refuses the data; the introspection fails with this text."""
 
 
+def pre_hooks_failed(failures):
+    """The error of an introspection whose pre-processing hooks failed,
+    in upstream's words."""
+    return ('The following failures happened during running '
+            'pre-processing hooks:\n%s' % '\n'.join(failures))
+
+
 class ProcessingHook:
     """Base of processing hooks; both phases are optional.
 

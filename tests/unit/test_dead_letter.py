@@ -107,7 +107,7 @@ def test_a_delete_request_that_keeps_failing_is_dead_lettered_too(
         worker, service, put_node):
     uuid = put_node(st.FINISHED)
     request_id = service.store.transaction(requests.add, uuid,
-                                           worker_mod.DELETE, None).id
+                                           st.DELETE, None).id
     for _ in range(MAX):
         service.store.transaction(requests.count_delivery, request_id)
     assert _deliver(worker, service, request_id) is True

@@ -114,7 +114,7 @@ def test_a_node_started_during_an_ironic_listing_is_not_deleted(
     sync(service, fence)
     sync(service, fence)
     sync(service, fence)
-    assert _open_requests(service, periodic.DELETE) == []
+    assert _open_requests(service, st.DELETE) == []
 
 
 def test_a_node_missing_from_two_listings_in_a_row_gets_one_delete(
@@ -124,11 +124,11 @@ def test_a_node_missing_from_two_listings_in_a_row_gets_one_delete(
     fence = _fence(service, 'ironic_sync')
     service.ironic = _Listing(set(), set(), set())
     sync(service, fence)
-    assert _open_requests(service, periodic.DELETE) == []
+    assert _open_requests(service, st.DELETE) == []
     sync(service, fence)
     sync(service, fence)
     assert [r.node_uuid for r in _open_requests(
-        service, periodic.DELETE)] == [node]
+        service, st.DELETE)] == [node]
 
 
 def test_a_timeout_of_zero_or_less_disables_timeouts_as_upstream(

@@ -13,6 +13,7 @@ from deliveries import deliver
 from deliveries import node as node_of
 from deliveries import queue
 from deliveries import request as request_of
+from inspector_ha.db import conflicts
 from inspector_ha.db import nodes
 from inspector_ha.db import requests
 from inspector_ha.engine import tasks
@@ -83,7 +84,7 @@ def test_a_process_request_met_again_with_nothing_recorded_ends_in_error(
 def test_a_result_is_recorded_once_per_attempt(service, put_node):
     uuid = put_node(st.WAITING)
     service.store.transaction(requests.record_once, uuid, 'x', 1, {'a': 1})
-    with pytest.raises(nodes.StaleWrite):
+    with pytest.raises(conflicts.StaleWrite):
         service.store.transaction(requests.record_once, uuid, 'x', 1, {})
     assert service.store.transaction(requests.recorded, uuid, 'x', 1) == {
         'a': 1}

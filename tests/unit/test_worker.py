@@ -202,7 +202,7 @@ def test_a_stopping_worker_puts_every_request_back(worker, service,
 
 def test_a_delete_request_removes_the_node_row(worker, service, put_node):
     uuid = put_node(st.FINISHED)
-    request_id = _queue(service, uuid, worker_mod.DELETE)
+    request_id = _queue(service, uuid, st.DELETE)
     assert _deliver(worker, service, request_id) is True
     assert _node(service, uuid) is None
     assert _request(service, request_id).status == 'done'

@@ -11,6 +11,7 @@ that rules can tell such nodes apart.
 import logging
 
 from inspector_ha.api import checks
+from inspector_ha.common import addresses
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
 from inspector_ha.processing.hooks import interfaces
@@ -33,11 +34,11 @@ class EnrollHook(not_found.NodeNotFoundHook):
         return node.id
 
     def _bmc_address(self, data):
-        addresses = {'4': data.get('ipmi_address'),
-                     '6': data.get('ipmi_v6address')}
+        reported = {'4': data.get('ipmi_address'),
+                    '6': data.get('ipmi_v6address')}
         for version in self.conf.discovery.enabled_bmc_address_version:
-            if addresses[version] not in interfaces.NO_BMC:
-                return addresses[version]
+            if reported[version] not in addresses.NO_BMC:
+                return reported[version]
         LOG.warning('No BMC address provided, discovered node will be '
                     'created without ipmi address')
         return None

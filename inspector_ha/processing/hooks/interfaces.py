@@ -10,15 +10,13 @@ a node that is ``active`` or in ``rescue`` are never deleted or changed.
 
 import ipaddress
 import logging
-import re
 
+from inspector_ha.common import addresses
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
 
 LOG = logging.getLogger(__name__)
 
-MAC_RE = re.compile(r'^([0-9a-f]{2}:){5}[0-9a-f]{2}$')
-NO_BMC = ('', '0.0.0.0', '::', '::/0', None)
 ACTIVE_STATES = ironic_client.ACTIVE_STATES
 
 
@@ -101,7 +99,7 @@ def lookup_macs(data):
 
 def lookup_bmcs(data):
     return [a for a in (data.get('ipmi_address'), data.get('ipmi_v6address'))
-            if a not in NO_BMC]
+            if a not in addresses.NO_BMC]
 
 
 def pxe_mac_of(data):
@@ -112,7 +110,7 @@ def pxe_mac_of(data):
     value = value.lower()
     if value.startswith('01-'):
         value = value[3:].replace('-', ':')
-    return value if MAC_RE.match(value) else None
+    return value if addresses.MAC.match(value) else None
 
 
 def _bmc(data, inventory):
@@ -142,7 +140,7 @@ def _all_interfaces(inventory, pxe_mac):
         mac = str(iface.get('mac_address') or '').lower()
         name = _text(iface.get('name'))
         address = _address(iface)
-        if not name or name == 'lo' or not MAC_RE.match(mac) or \
+        if not name or name == 'lo' or not addresses.MAC.match(mac) or \
                 _is_loopback(address):
             continue
         result[name] = {'ip': address, 'mac': mac,

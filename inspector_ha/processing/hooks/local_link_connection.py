@@ -2,9 +2,9 @@
 
 import logging
 
+from inspector_ha.common import addresses
 from inspector_ha.processing import base
 from inspector_ha.processing import lldp
-from inspector_ha.processing.hooks import interfaces
 
 LOG = logging.getLogger(__name__)
 #: lldp_processed name -> local_link_connection item.
@@ -45,7 +45,7 @@ def _values(processed):
     values = {item: processed[name] for name, item in ITEMS.items()
               if processed.get(name)}
     switch_id = values.get('switch_id')
-    if switch_id is not None and not interfaces.MAC_RE.match(
+    if switch_id is not None and not addresses.MAC.match(
             str(switch_id).lower()):
         LOG.info("Skipping switch_id since it's not a MAC: %s", switch_id)
         del values['switch_id']
