@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install/start the test dependencies, then run pytest in .venv.
-#   tools/run-tests.sh                    -> pytest -p no:cacheprovider -q -x tests/
+#   tools/run-tests.sh                    -> ruff check ., then pytest -p no:cacheprovider -q -x tests/
 #   tools/run-tests.sh tests/unit -k foo  -> pytest -p no:cacheprovider tests/unit -k foo
 # Exits with pytest's status, except "no tests collected" (5) becomes 1.
 set -euo pipefail
@@ -10,7 +10,11 @@ cd "$ROOT"
 
 bash tools/install-test-deps.sh
 
-(($# > 0)) || set -- -q -x tests/
+if (($# == 0)); then
+    echo "[run-tests] .venv/bin/ruff check ."
+    .venv/bin/ruff check .
+    set -- -q -x tests/
+fi
 echo "[run-tests] .venv/bin/python -m pytest -p no:cacheprovider $*"
 status=0
 .venv/bin/python -m pytest -p no:cacheprovider "$@" || status=$?

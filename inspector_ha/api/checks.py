@@ -34,7 +34,8 @@ def bmc_addresses(conf, node):
     value = next((info[f] for f in fields if info.get(f)), None)
     if not value or info.get('ipmi_bridging', 'no') != 'no':
         return []
-    return [a for a in _resolve(_host_of(str(value))) if a not in addresses.NO_BMC]
+    return [a for a in _resolve(_host_of(str(value)))
+            if a not in addresses.NO_BMC]
 
 
 def _host_of(value):

@@ -72,8 +72,8 @@ def render(status):
         status['members'].items())]
     lines.append('Leaders:')
     lines += ['  %-13s %s (epoch %d since %s)' % (
-        n, l['holder'], l['epoch'], l['elected_at'])
-        for n, l in status['leaders'].items()]
+        n, leader['holder'], leader['epoch'], leader['elected_at'])
+        for n, leader in status['leaders'].items()]
     lines.append('Open requests: %s' % (status['open_requests'] or 0))
     lines.append('Nodes: %s' % status['nodes'])
     return '\n'.join(lines)

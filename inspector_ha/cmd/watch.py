@@ -97,8 +97,9 @@ def screen(status, now, width=100):
     lines.append('Members    %d' % len(status['members']))
     lines += ['  %s' % m for m in sorted(status['members'])]
     lines.append('Leaders')
-    lines += ['  %-13s %s (epoch %d)' % (n, l['holder'], l['epoch'])
-              for n, l in sorted(status['leaders'].items())]
+    lines += ['  %-13s %s (epoch %d)' % (n, leader['holder'],
+                                         leader['epoch'])
+              for n, leader in sorted(status['leaders'].items())]
     return '\n'.join(lines)
 
 

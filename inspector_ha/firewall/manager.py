@@ -128,6 +128,7 @@ class Firewall(threading.Thread):
         with self._lock:
             if state != self.driver.applied:
                 self.driver.apply(state)
+                _report(state)
             elif renew:
                 self.driver.renew(open_for)
 
@@ -157,11 +158,21 @@ class Firewall(threading.Thread):
                 self.driver.block()
         except Exception:
             LOG.exception('Could not block PXE')
+        else:
+            metrics.PXE_OPEN.set(0)
+            metrics.PXE_LIST_SIZE.labels('whitelist').set(0)
 
     def describe(self):
         info = self.driver.describe()
         info['epoch'] = self.epoch
         return info
+
+
+def _report(state):
+    """The applied ``state`` as metrics: list sizes, open or not."""
+    metrics.PXE_OPEN.set(1 if state.is_open else 0)
+    metrics.PXE_LIST_SIZE.labels('whitelist').set(len(state.whitelist))
+    metrics.PXE_LIST_SIZE.labels('blacklist').set(len(state.blacklist))
 
 
 class BlacklistSync(threading.Thread):

@@ -1,4 +1,5 @@
-"""The node-not-found hook (entry points ``inspector_ha.hooks.node_not_found``).
+"""The node-not-found hook (entry points
+``inspector_ha.hooks.node_not_found``).
 
 It runs in the API process when ramdisk data matches no node under
 introspection and the pre-processing hooks found nothing wrong. It returns

@@ -33,8 +33,8 @@ def apply(store, context, data):
     rules = store.transaction(rules_db.list_all)
     if not rules:
         return
-    target = target_mod.NodeTarget(context.uuid, target_mod.node_dict(context.node),
-                                   context.patches)
+    target = target_mod.NodeTarget(
+        context.uuid, target_mod.node_dict(context.node), context.patches)
     run(rules, target, data, plugins_mod.Plugins())
     context.patches.extend(target.patches)
     context.traits.extend(target.traits)

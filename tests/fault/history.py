@@ -13,8 +13,9 @@ attempted transition with its outcome) and the power-ons Ironic performed
 * a task's epochs only grow in its run log, one member per epoch;
 * every request accepted with 202 ends in ``finished``, or in ``error``
   with a reason (:func:`conclude` then counts an error as a loss unless
-  the test asked for it: a fault is never a reason); no request of the batch is left open (stuck) and every
-  accepted start is in the ledger (none lost);
+  the test asked for it: a fault is never a reason); no request of the
+  batch is left open (stuck) and every accepted start is in the ledger
+  (none lost);
 * no node powered on, nor off, twice within one introspection attempt
   (processing is never applied twice, D3b);
 * every commit a worker logged is in the table (no commit lost), and

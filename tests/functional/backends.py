@@ -262,7 +262,7 @@ def delete_vhost(url):
                  parse.unquote(parse.urlsplit(url).path.lstrip('/')))
 
 
-# --- private server processes -------------------------------------------------
+# --- private server processes ------------------------------------------------
 
 class _Server:
     """A child process in its own process group, with a temp dir and log."""
@@ -286,8 +286,9 @@ class _Server:
         def check():
             if self.proc.poll() is not None:
                 raise BackendUnavailable(
-                    f'{self.name} exited with {self.proc.returncode}; last log '
-                    f'lines ({self.log_path}):\n{_log_tail(self.log_path)}')
+                    f'{self.name} exited with {self.proc.returncode}; '
+                    f'last log lines ({self.log_path}):\n'
+                    f'{_log_tail(self.log_path)}')
             return ready()
         try:
             wait_for(check, timeout, message=f'{self.name} not ready after '
@@ -333,7 +334,8 @@ def zookeeper_classpath(seed_packages=('zookeeper', 'libzookeeper-java')):
     except FileNotFoundError:
         files = []
     todo = [f for f in files if f.endswith('/zookeeper.jar')]
-    todo += ['/usr/share/java/slf4j-log4j12.jar', '/usr/share/java/log4j-1.2.jar']
+    todo += ['/usr/share/java/slf4j-log4j12.jar',
+             '/usr/share/java/log4j-1.2.jar']
     seen = []
     while todo:
         jar = todo.pop(0)
@@ -362,7 +364,8 @@ def _manifest_class_path(jar):
             current, _, value = line.partition(':')
             entries[current] = value.strip()
     base = os.path.dirname(jar)
-    return [os.path.join(base, p) for p in entries.get('Class-Path', '').split()]
+    return [os.path.join(base, p)
+            for p in entries.get('Class-Path', '').split()]
 
 
 class ZooKeeper(_Server):
@@ -414,7 +417,8 @@ class ZooKeeper(_Server):
         conf = self._write_config()
         classpath = ':'.join([str(conf), *zookeeper_classpath()])
         self._spawn([java, '-Xmx256m', '-XX:+UseSerialGC',
-                     '-XX:TieredStopAtLevel=1', '-Dzookeeper.jmx.log4j.disable=true',
+                     '-XX:TieredStopAtLevel=1',
+                     '-Dzookeeper.jmx.log4j.disable=true',
                      '-cp', classpath,
                      'org.apache.zookeeper.server.quorum.QuorumPeerMain',
                      str(conf / 'zoo.cfg')])
@@ -500,8 +504,9 @@ class Ironic(_Server):
         if self.running:
             return self
         if not (self.venv / 'bin' / 'ironic').exists():
-            raise BackendUnavailable(f'Ironic: no {self.venv}/bin/ironic; '
-                                     f'set INSPECTOR_HA_IRONIC_VENV {INSTALL_HINT}')
+            raise BackendUnavailable(
+                f'Ironic: no {self.venv}/bin/ironic; '
+                f'set INSPECTOR_HA_IRONIC_VENV {INSTALL_HINT}')
         self.conf_path.write_text(IRONIC_CONF.format(
             host=unique_name('ironic'), port=self.port, tmpdir=self.tmpdir,
             restrict_lookup=str(self.restrict_lookup).lower()) +
@@ -554,7 +559,8 @@ class Ironic(_Server):
         node = self.request('POST', '/v1/nodes', expect=(201,), json=body)
         for mac in macs:
             self.request('POST', '/v1/ports', expect=(201,), json={
-                'node_uuid': node['uuid'], 'address': mac, 'pxe_enabled': True})
+                'node_uuid': node['uuid'], 'address': mac,
+                'pxe_enabled': True})
         steps = {'enroll': [], 'manageable': [('manage', 'manageable')],
                  'available': [('manage', 'manageable'),
                                ('provide', 'available')]}[provision_state]

@@ -26,7 +26,8 @@ def _database_exists(url, query):
                                    == 'postgresql' else 'mysql')
     try:
         with admin.connect() as conn:
-            return conn.exec_driver_sql(query, (url.database,)).first() is not None
+            row = conn.exec_driver_sql(query, (url.database,)).first()
+            return row is not None
     finally:
         admin.dispose()
 

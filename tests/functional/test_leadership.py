@@ -157,8 +157,8 @@ def test_the_status_command_shows_members_leaders_and_nodes(cluster):
         assert {'host', 'pid', 'version', 'roles'} <= set(caps)
     assert set(status['leaders']) == TASKS
     holders = {m.split('.')[0] for m in status['members']}
-    assert all(l['holder'].split('.')[0] in holders
-               for l in status['leaders'].values())
+    assert all(leader['holder'].split('.')[0] in holders
+               for leader in status['leaders'].values())
     table = subprocess.run(
         [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
          cluster.base], check=True, capture_output=True, text=True).stdout

@@ -3,6 +3,7 @@
 import threading
 import time
 
+from inspector_ha.common import metrics
 from inspector_ha.firewall import base
 from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.firewall import manager
@@ -108,3 +109,23 @@ def test_a_new_leader_waits_the_whole_lease_whatever_changes_meanwhile(
     leading.join(10)
     opened = min(at for at, is_open in driver.applied_at if is_open)
     assert opened - elected >= 0.5
+
+
+def test_the_applied_state_shows_in_the_pxe_metrics_until_blocked(service):
+    driver = RecordingDriver(service.conf)
+    driver.init()
+    firewall = manager.Firewall(service, driver, SilentBus())
+    firewall.lists.replace_black({'p1': '52:54:00:00:00:01',
+                                  'p2': '52:54:00:00:00:02'})
+    firewall.lists.white('add', 'node-1', ['52:54:00:00:00:03'])
+    firewall._apply(2.0)
+    assert _gauge(metrics.PXE_OPEN) == 1
+    assert _gauge(metrics.PXE_LIST_SIZE.labels('blacklist')) == 2
+    assert _gauge(metrics.PXE_LIST_SIZE.labels('whitelist')) == 1
+    firewall.block()
+    assert _gauge(metrics.PXE_OPEN) == 0
+    assert _gauge(metrics.PXE_LIST_SIZE.labels('whitelist')) == 0
+
+
+def _gauge(gauge):
+    return gauge._value.get()
