@@ -11,19 +11,33 @@ from inspector_ha.api import app as api_app
 from inspector_ha.api import health
 from inspector_ha.api import server
 from inspector_ha.cmd import common
+from inspector_ha.db import migration
 from inspector_ha import service as service_mod
 
 
 def main(argv=None):
     conf = common.load_config(sys.argv[1:] if argv is None else argv)
+    return serve(conf)
+
+
+def serve(conf, all_in_one=False):
+    """Serve the API until stopped; the exit status.
+
+    The listener binds before any backend is touched. ``all_in_one``
+    (``inspector-ha``) also migrates the database and runs workers and
+    periodic work in this process.
+    """
     router = health.Router({})
     listener = common.listen(conf, router)
+    if all_in_one:
+        migration.upgrade(conf.database.connection)
     service = service_mod.Service(conf)
-    probes = health.Probes.for_service(service, coordination=False)
+    probes = health.Probes.for_service(service, coordination=all_in_one)
     api_app.mount(router, service, probes)
     common.on_signals(server.Drain(probes, listener, service.stop,
                                    conf.api.drain_time), conf)
-    if not common.start(service, workers=False, periodic_tasks=False):
+    if not common.start(service, workers=all_in_one,
+                        periodic_tasks=all_in_one):
         return 1
     common.ready(listener)
     service.stop.wait()
