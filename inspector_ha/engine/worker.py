@@ -212,7 +212,8 @@ class Worker:
         fail = _failable(node, request)
         try:
             stayed = self._store.transaction(
-                _bury, node if fail else None, request, self._actor, why)
+                _close_dead, node if fail else None, request, self._actor,
+                why)
         except conflicts.StaleWrite as exc:
             if fail:
                 self._log(request, node, st.FAIL, st.ERROR, 'stale')
@@ -222,7 +223,7 @@ class Worker:
         return True
 
     def _delete(self, request):
-        self._store.transaction(_delete, request)
+        self._store.transaction(_delete_node_row, request)
         LOG.info('Node %s deleted (request %s)', request.node_uuid,
                  request.id)
         self._svc.announce_whitelist('remove', request.node_uuid, ())
@@ -304,7 +305,7 @@ def _failable(node, request):
             st.target(node.state, st.FAIL) == st.ERROR)
 
 
-def _bury(session, node, request, actor, why):
+def _close_dead(session, node, request, actor, why):
     """Close ``request`` as dead and, given ``node``, fail it with ``why``;
     the seconds the node spent in the state it left, if it was failed."""
     stayed = None
@@ -315,7 +316,7 @@ def _bury(session, node, request, actor, why):
     return stayed
 
 
-def _delete(session, request):
+def _delete_node_row(session, request):
     nodes.delete(session, request.node_uuid)
     requests.mark(session, request.id, requests.DONE)
 
