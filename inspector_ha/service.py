@@ -1,8 +1,9 @@
 """The one service object: it owns every backend connection.
 
 Built in ``cmd/`` from a ``ConfigOpts``; nothing else in the package keeps
-module-level state. ``stop`` is the design's process-local SIGTERM flag:
-every blocking wait and sleep waits on it.
+module-level state. ``stop`` is the process-local SIGTERM flag
+(``sigterm_flag`` in doc/design.md): every blocking wait and sleep waits
+on it.
 """
 
 import logging

@@ -2,7 +2,7 @@
 
 Every backend (Ironic, database, coordination, queue) has a retry count
 and a retry timeout. The pause is a wait on the process stop event, so a
-SIGTERM interrupts it at once (the design's ``sigterm_flag.wait``).
+SIGTERM interrupts it at once (``sigterm_flag.wait`` in doc/design.md).
 """
 
 import logging

@@ -1,8 +1,8 @@
 """Group membership: every process joins, heartbeats and leaves.
 
 A member that leaves (or whose heartbeat lapses) makes every process
-reset its leaderships and campaign again, as the HA design says; growth
-of the group changes nothing.
+reset its leaderships and campaign again (the reset flag of
+doc/design.md); growth of the group changes nothing.
 """
 
 import json
@@ -64,7 +64,7 @@ class Membership(threading.Thread):
             self._unreachable(retry.BackendUnavailable('coordination', exc))
 
     def _unreachable(self, exc):
-        """A worker must stop (the design's partition rule); an API
+        """A worker must stop (the partition rule of doc/design.md); an API
         process needs no coordination to serve, so it carries on."""
         if 'worker' in self.capabilities['roles']:
             raise exc

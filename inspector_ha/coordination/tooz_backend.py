@@ -1,4 +1,4 @@
-"""tooz coordinator: node locks (and, later, membership and leaders).
+"""tooz coordinator: node locks, group membership and leader locks.
 
 A node lock only saves work: two workers holding it at once (a lock that
 expired under a paused holder) are stopped by the conditional UPDATEs of

@@ -325,7 +325,7 @@ class Watch(threading.Thread):
     """Every ``[worker] watch_period``, one round trip to the database and
     one to the broker, each under its own retry policy: once either is
     gone for its whole retry budget, the process stops and exits non-zero
-    even if it had nothing to do (the design's partition rule).
+    even if it had nothing to do (the partition rule of doc/design.md).
 
     Once the process has failed (whoever noticed), the watch also bounds
     its exit: a driver thread may be stuck in its own retries (tooz's

@@ -1,9 +1,9 @@
 """The firewall's pub-sub channels on oslo.messaging (RPC fan-out).
 
-Two channels, as the HA design says: the white-list (``add``/``remove``
-of a node's MACs, announced by workers when an introspection starts and
-ends) and the black-list (``add``/``remove`` of a ``(port id, MAC)``),
-announced by the elected port watcher
+Two channels, as the HA firewall of doc/design.md says: the white-list
+(``add``/``remove`` of a node's MACs, announced by workers when an
+introspection starts and ends) and the black-list (``add``/``remove`` of a
+``(port id, MAC)``), announced by the elected port watcher
 (:mod:`inspector_ha.firewall.watcher`). Ironic's own port notifications
 cannot feed it: Ironic 39 fails to build their payload and sends none.
 

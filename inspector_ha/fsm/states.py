@@ -1,11 +1,11 @@
 """The introspection state machine, declared as data. No I/O here.
 
 States and events are upstream ironic-inspector's. Transitions follow the
-HA design's transition function: an event redelivered after its transition
+transition function of doc/design.md: an event redelivered after its transition
 was applied meets the *target* state again, so every reentrant event has a
-self-loop on its target, and the one strict event (``process``, the
-design's ``Continue!``) leads from its target to ``error`` instead: a
-ramdisk's data is never processed twice (the "deja vu" rule).
+self-loop on its target, and the one strict event (``process``, the design's
+``Continue!``) leads from its target to ``error`` instead: a ramdisk's data is
+never processed twice (the "deja vu" rule).
 ``timeout`` has no self-loop on ``error`` on purpose, so a late timeout
 never overwrites a real error; a redelivered timeout whose transition was
 applied is recognised by the request ledger instead.
@@ -18,7 +18,7 @@ Deviations from upstream, on purpose:
 * ``starting --abort--> aborting``: an operator can abort a node that is
   still being set up.
 * ``starting --start--> starting`` and ``aborting --abort--> aborting``: the
-  worker-side reentrant self-loops of the design.
+  worker-side reentrant self-loops of doc/design.md.
 """
 
 from automaton import machines

@@ -1,11 +1,11 @@
 """The request queue on oslo.messaging: publisher and consumer.
 
-Publishing uses the notification API, which declares the (optionally
-durable or quorum) queue on the broker so nothing published before the
-first worker starts is lost. Consuming is the design's worker loop on
-one listener per thread: a message is acknowledged only after the
-handler returns ``True``; when it returns ``False`` or raises, or the
-process dies first, the broker delivers the message again (at-least-once).
+Publishing uses the notification API, which declares the (optionally durable or
+quorum) queue on the broker so nothing published before the first worker starts
+is lost. Consuming is the worker loop of doc/design.md on one listener per
+thread: a message is acknowledged only after the handler returns ``True``; when
+it returns ``False`` or raises, or the process dies first, the broker delivers
+the message again (at-least-once).
 A message of a newer release (a version or an event this one does not
 know) is put back for another member before the handler sees it, so no
 delivery is counted.
@@ -89,9 +89,10 @@ class Publisher:
 
 
 class Consumer:
-    """``pool_size`` worker threads, each running the design's loop on its
-    own listener: get with ``get_timeout`` -> ``handler(request)`` ->
-    acknowledge (True) or put back (False, or an exception).
+    """``pool_size`` worker threads, each running the worker loop
+    (doc/design.md) on its own listener: get with ``get_timeout`` ->
+    ``handler(request)`` -> acknowledge (True) or put back (False, or an
+    exception).
 
     Each thread polls, acknowledges and requeues on its own connection
     (kombu is not thread safe), and with ``rabbit_qos_prefetch_count = 1``
@@ -253,10 +254,10 @@ def _poll_style_listener(transport, target):
     """The driver's poll-style listener for ``target``.
 
     NOTE: this is what get_notification_listener builds on. Its server
-    polls on one thread and hands messages to an executor, so it has no
-    "get with timeout" and prefetches into a backlog; the design's loop
-    needs the listener itself. oslo.messaging wraps it in an adapter that
-    would start its own thread; the poll-style listener is inside.
+    polls on one thread and hands messages to an executor, so it has no "get
+    with timeout" and prefetches into a backlog; the worker loop of
+    doc/design.md needs the listener itself. oslo.messaging wraps it in an
+    adapter that would start its own thread; the poll-style listener is inside.
     """
     listener = transport._listen_for_notifications(
         [(target, 'info')], None, 1, None)
