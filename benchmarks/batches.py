@@ -13,9 +13,9 @@ import load
 import measure
 import testpath  # noqa: F401  (tests/functional on sys.path)
 import backends
+import batch
 import cluster as cluster_mod
-import test_all_in_one
-import test_cluster_introspection as batch
+import embedded as embedded_mod
 
 #: The split cluster runs the project's defaults for re-driving (the
 #: functional tests' cluster shortens them to 5 s / 20 s).
@@ -30,7 +30,7 @@ def log(message):
 def create_nodes(ironic, count):
     """``{uuid: ramdisk payload}`` of ``count`` new Ironic nodes."""
     began = time.monotonic()
-    nodes = batch._create_nodes(ironic, count)
+    nodes = batch.create_nodes(ironic, count)
     log('created %d nodes in Ironic in %.0f s (not measured)' % (
         count, time.monotonic() - began))
     return nodes
@@ -62,7 +62,7 @@ def split_cluster(ironic, workdir, apis=2, workers=3, conf=None):
 @contextlib.contextmanager
 def embedded(ironic, workdir):
     """The all-in-one ``inspector-ha`` with no configuration file."""
-    proc, url = test_all_in_one._start(workdir, ironic.url)
+    proc, url = embedded_mod.start(workdir, ironic.url)
     try:
         yield proc, url
     finally:

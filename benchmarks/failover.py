@@ -12,8 +12,8 @@ import batches
 import load
 import testpath  # noqa: F401  (tests/functional on sys.path)
 import backends
-import test_leadership
-import test_worker_kill
+import batch
+import cluster as cluster_mod
 
 
 def _alive_workers(the_cluster):
@@ -31,7 +31,7 @@ def _follow(database, held, killed, timeout):
     deadline = killed + timeout
     while len(done) < len(held) and time.monotonic() < deadline:
         now = time.monotonic() - killed
-        for rid, row in test_worker_kill._requests(database, held).items():
+        for rid, row in batch.requests_by_id(database, held).items():
             if row.deliveries >= 2:
                 redelivered.setdefault(rid, now)
             if row.status == 'done':
@@ -47,7 +47,7 @@ def _worker_trial(the_cluster, ironic, victim, nodes_per_trial):
         the_cluster.api_urls, list(nodes), nodes_per_trial), daemon=True)
     starter.start()
     held = set()
-    backends.wait_for(lambda: held.update(test_worker_kill._held_by(
+    backends.wait_for(lambda: held.update(batch.held_by(
         database, victim.name + '.', 'start')) or held, 90, interval=0.01,
         message='%s never held a start request' % victim.name)
     victim.send_signal(signal.SIGKILL)
@@ -90,14 +90,14 @@ def worker_kill(ironic, workdir, trials, nodes_per_trial=40):
 
 def _leader_trial(the_cluster):
     database = the_cluster.database
-    before = test_leadership._leaders(database)['timeout']
-    leader = test_leadership._process_of(the_cluster, before.holder)
+    before = batch.leaders(database)['timeout']
+    leader = cluster_mod.process_of(the_cluster, before.holder)
     leader.send_signal(signal.SIGKILL)
     killed = time.monotonic()
-    backends.wait_for(lambda: test_leadership._leaders(database)[
+    backends.wait_for(lambda: batch.leaders(database)[
         'timeout'].holder != before.holder, 60, interval=0.02)
     failover = time.monotonic() - killed
-    after = test_leadership._leaders(database)['timeout']
+    after = batch.leaders(database)['timeout']
     return {'killed': leader.name, 'new_leader': after.holder,
             'epoch': [before.epoch, after.epoch],
             'new_leader_s': round(failover, 2)}
@@ -106,8 +106,8 @@ def _leader_trial(the_cluster):
 def leader_kill(ironic, workdir, trials):
     results = []
     with batches.split_cluster(ironic, workdir, apis=0, workers=3,
-                               conf=test_leadership.FAST) as the_cluster:
-        backends.wait_for(lambda: 'timeout' in test_leadership._leaders(
+                               conf=cluster_mod.FAST_PERIODIC) as the_cluster:
+        backends.wait_for(lambda: 'timeout' in batch.leaders(
             the_cluster.database), 60, message='no leader of timeout')
         for worker in the_cluster.workers:
             _wait_started(worker)

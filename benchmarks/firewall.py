@@ -34,7 +34,6 @@ import time
 import testpath  # noqa: F401  (puts tests/functional on sys.path)
 import backends
 import netns
-import test_pxe_filter_drivers as drivers_test
 
 from inspector_ha.firewall import base
 
@@ -73,7 +72,7 @@ def _one_run(name, state, workdir):
     lab = netns.Lab(workdir, hosts=1)
     host = lab.hosts[0]
     try:
-        driver = base.load(drivers_test._conf(name, host))
+        driver = base.load(netns.filter_conf(name, host))
         driver.init()
         last = max(state.whitelist)  # dnsmasq: the last file written
         started = time.perf_counter()

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 import measure
 import testpath  # noqa: F401  (tests/functional on sys.path)
-import test_cluster_introspection as batch
+import batch
 
 FOLLOW_UPS = {'start': ('wait', 'fail'), 'process': ('finish', 'fail')}
 

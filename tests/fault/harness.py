@@ -17,11 +17,11 @@ import requests
 import sqlalchemy as sa
 
 import backends
+import batch
 import cluster as cluster_mod
 import haproxy as haproxy_mod
 import proxy as proxy_mod
 import ramdisk
-import test_cluster_introspection as batch
 
 #: Settings of the cluster under fault: budgets that ride out a restart
 #: of each backend (RabbitMQ takes about 7 s), AMQP heartbeats that let
@@ -80,7 +80,7 @@ class Harness:
     # --- life cycle -----------------------------------------------------
 
     def start(self):
-        creating = Background(batch._create_nodes, self.ironic, self.count)
+        creating = Background(batch.create_nodes, self.ironic, self.count)
         self.cluster.start()
         if self.proxy is not None:
             self._add_proxied_worker()
@@ -168,7 +168,7 @@ class Harness:
         except TimeoutError:
             raise AssertionError('not all final after %s s: %s\n%s' % (
                 timeout, collections.Counter(self.states(uuids).values()),
-                batch._ledger(self.database, uuids))) from None
+                batch.ledger(self.database, uuids))) from None
 
     def _all_final(self, uuids):
         states = self.states(uuids)

@@ -13,6 +13,12 @@ import requests
 import backends
 
 BIN = pathlib.Path(sys.executable).parent
+#: Periodic work every second (timeouts after 5 s): elections and
+#: failovers show within a test's patience.
+FAST_PERIODIC = {
+    'DEFAULT': {'clean_up_period': 1, 'timeout': 5},
+    'worker': {'redrive_period': 1},
+    'periodic': {'ironic_sync_period': 1, 'data_cleanup_period': 1}}
 
 
 class Cluster:
@@ -159,3 +165,9 @@ def _merge(base, extra):
     return merged
 
 
+
+
+def process_of(the_cluster, member):
+    """The worker process of ``the_cluster`` that is tooz ``member``."""
+    return next(w for w in the_cluster.workers
+                if member.startswith(w.name + '.'))

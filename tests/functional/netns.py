@@ -17,6 +17,9 @@ import shutil
 import subprocess
 import uuid
 
+from oslo_config import cfg
+
+from inspector_ha.conf import opts
 import backends
 
 INTERFACE = 'pxe0'
@@ -186,3 +189,18 @@ class Lab:
         _run('ip', '-n', host.ns, 'addr', 'add', host.address + '/24',
              'dev', INTERFACE)
         host.start_dnsmasq()
+
+
+def filter_conf(driver, host):
+    """A configuration of PXE filter ``driver`` on ``host`` (a
+    :class:`Host`)."""
+    conf = cfg.ConfigOpts()
+    for group, options in opts.list_opts():
+        conf.register_opts(options, group=group)
+    conf([], default_config_files=[], default_config_dirs=[])
+    conf.set_override('driver', driver, 'pxe_filter')
+    conf.set_override('command_prefix', host.command_prefix, 'pxe_filter')
+    conf.set_override('dnsmasq_interface', INTERFACE, 'iptables')
+    conf.set_override('dhcp_hostsdir', str(host.hostsdir),
+                      'dnsmasq_pxe_filter')
+    return conf

@@ -6,9 +6,9 @@ import time
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
 import private
-import test_cluster_introspection as batch
 
 RETRIES = {'retry_count': 2, 'retry_timeout': 0.2}
 UNKNOWN = '0a4e5b0e-4c52-4f55-9f41-6e2d8b0f0c6a'
@@ -129,14 +129,14 @@ def test_an_api_whose_rabbitmq_is_stopped_keeps_accepting_and_health_names_it(  
             'file://%s/coord' % tmp_path, ironic.url, apis=1, workers=0,
             conf={'queue': RETRIES}).start()
         api_url = the_cluster.apis[0].url
-        uuids = list(batch._create_nodes(ironic, 2))
-        batch._start_all([api_url], uuids[:1])
+        uuids = list(batch.create_nodes(ironic, 2))
+        batch.start_all([api_url], uuids[:1])
         server.stop()
         text = backends.wait_for(lambda: _text_if_503(api_url), 30)
         assert 'broker unavailable' in text, text
         assert 'guest:guest@' not in text, text
-        batch._start_all([api_url], uuids[1:])
-        assert batch._states(api_url, uuids[1:])[uuids[1]]['state'] \
+        batch.start_all([api_url], uuids[1:])
+        assert batch.states(api_url, uuids[1:])[uuids[1]]['state'] \
             == 'starting'
         server.start()
         backends.wait_for(lambda: getattr(_health(api_url), 'status_code',

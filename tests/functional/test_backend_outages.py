@@ -13,9 +13,9 @@ import time
 import pytest
 
 import backends
+import batch
 import cluster as cluster_mod
 import private
-import test_cluster_introspection as batch
 
 NODES = 6
 RETRIES = {'retry_count': 2, 'retry_timeout': 0.5}
@@ -75,7 +75,7 @@ def _power_off_the_starting(ironic, api_url, uuids):
     their MACs: their start requests are redelivered and reboot them
     again, and the simulated ramdisk must answer that reboot, not the
     first one (it would find no lookup attributes yet: 400)."""
-    states = batch._states(api_url, uuids)
+    states = batch.states(api_url, uuids)
     for uuid in [u for u, s in states.items() if s['state'] == 'starting']:
         ironic.request('PUT', '/v1/nodes/%s/states/power' % uuid,
                        expect=(202,), json={'target': 'power off'})
@@ -93,12 +93,12 @@ def _stop(the_cluster):
 def _stop_mid_batch(the_cluster, server, ironic, backend):
     """Start half the nodes, stop ``server``, start the rest: every
     worker stops on its own; after a restart everything finishes."""
-    nodes = batch._create_nodes(ironic, NODES)
+    nodes = batch.create_nodes(ironic, NODES)
     uuids = list(nodes)
     try:
-        batch._start_all(the_cluster.api_urls, uuids[:NODES // 2])
+        batch.start_all(the_cluster.api_urls, uuids[:NODES // 2])
         server.stop()
-        batch._start_all(the_cluster.api_urls, uuids[NODES // 2:])
+        batch.start_all(the_cluster.api_urls, uuids[NODES // 2:])
         _workers_stop_on_their_own(the_cluster, backend)
         _recover(the_cluster, server, ironic, nodes)
     finally:
@@ -121,9 +121,9 @@ def test_workers_stop_when_the_database_is_gone_and_finish_the_work_after(
     database = private_server.new_database()
     the_cluster = _cluster(tmp_path, ironic, database, rabbit_url,
                            redis_url)
-    nodes = batch._create_nodes(ironic, NODES)
+    nodes = batch.create_nodes(ironic, NODES)
     try:
-        batch._start_all(the_cluster.api_urls, list(nodes))
+        batch.start_all(the_cluster.api_urls, list(nodes))
         private_server.stop()
         _workers_stop_on_their_own(the_cluster, 'database')
         _recover(the_cluster, private_server, ironic, nodes)

@@ -3,8 +3,8 @@ workers stop on their own, with a non-zero exit; once it is back and the
 workers are restarted, every pending introspection finishes."""
 
 import backends
+import batch
 import cluster as cluster_mod
-import test_cluster_introspection as batch
 
 RETRIES = {'retry_count': 2, 'retry_timeout': 0.5}
 
@@ -25,10 +25,10 @@ def _outage_and_recovery(tmp_path, ironic, rabbit_url, pg_url, zookeeper):
         tmp_path, pg_url, rabbit_url, zookeeper.url, ironic.url, apis=1,
         workers=2, conf={'coordination': RETRIES,
                          'worker': {'shutdown_timeout': 5}}).start()
-    nodes = batch._create_nodes(ironic, 6)
+    nodes = batch.create_nodes(ironic, 6)
     try:
         zookeeper.stop()
-        batch._start_all(the_cluster.api_urls, list(nodes))
+        batch.start_all(the_cluster.api_urls, list(nodes))
         codes = [w.wait(120) for w in the_cluster.workers]
         assert all(code != 0 for code in codes), codes
         assert all('coordination unavailable' in w.log.read_text()

@@ -9,14 +9,14 @@ import pytest
 import requests
 
 import backends
+import embedded
 import ramdisk
-import test_all_in_one as aio
 
 
 @pytest.fixture(scope='module')
 def service(tmp_path_factory, ironic):
-    proc, url = aio._start(tmp_path_factory.mktemp('aio'), ironic.url,
-                           OS_PROCESSING__NODE_NOT_FOUND_HOOK='enroll')
+    proc, url = embedded.start(tmp_path_factory.mktemp('aio'), ironic.url,
+                               OS_PROCESSING__NODE_NOT_FOUND_HOOK='enroll')
     yield url
     proc.terminate()
     proc.wait(30)

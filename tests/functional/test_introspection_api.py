@@ -14,11 +14,11 @@ import pytest
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
+import embedded
 import haproxy
 import ramdisk
-import test_all_in_one as aio
-import test_cluster_introspection as batch
 
 OPENSTACK = pathlib.Path(sys.executable).parent / 'openstack'
 
@@ -28,9 +28,9 @@ class Introspected:
 
     def __init__(self, tmp_path, ironic):
         self.ironic = ironic
-        self.proc, self.url = aio._start(tmp_path, ironic.url)
+        self.proc, self.url = embedded.start(tmp_path, ironic.url)
         self.client = client_v1.ClientV1(inspector_url=self.url)
-        self.payloads = batch._create_nodes(ironic, 3)
+        self.payloads = batch.create_nodes(ironic, 3)
         self.uuids = list(self.payloads)
         self.extra = []
 
@@ -68,7 +68,7 @@ class SplitIntrospected(Introspected):
         self.proxy = haproxy.HAProxy(self.cluster.api_urls).start()
         self.url = self.proxy.url
         self.client = client_v1.ClientV1(inspector_url=self.url)
-        self.payloads = batch._create_nodes(ironic, 3)
+        self.payloads = batch.create_nodes(ironic, 3)
         self.uuids = list(self.payloads)
         self.extra = []
 

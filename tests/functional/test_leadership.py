@@ -8,34 +8,16 @@ import subprocess
 import time
 
 import pytest
-import sqlalchemy as sa
 
 import backends
+import batch
 import cluster as cluster_mod
-import test_cluster_introspection as batch
 
 TASKS = {'timeout', 'redrive', 'ironic_sync', 'data_cleanup'}
-FAST = {'DEFAULT': {'clean_up_period': 1, 'timeout': 5},
-        'worker': {'redrive_period': 1},
-        'periodic': {'ironic_sync_period': 1, 'data_cleanup_period': 1}}
-
-
-def _query(database, sql):
-    engine = sa.create_engine(database)
-    with engine.connect() as conn:
-        rows = conn.execute(sa.text(sql)).all()
-    engine.dispose()
-    return rows
-
 
 def _runs(database):
-    return _query(database, 'SELECT task, member, epoch, at FROM '
+    return batch.query(database, 'SELECT task, member, epoch, at FROM '
                             'periodic_runs ORDER BY id')
-
-
-def _leaders(database):
-    return {r.name: r for r in _query(
-        database, 'SELECT name, epoch, holder FROM leaders')}
 
 
 def assert_one_member_per_epoch_and_epochs_only_grow(runs):
@@ -54,33 +36,28 @@ def cluster(request, tmp_path, ironic, rabbit_url, pg_url):
         coordination = request.getfixturevalue('redis_url')
     else:
         coordination = request.getfixturevalue('zookeeper').url
-    the_cluster = cluster_mod.Cluster(tmp_path, pg_url, rabbit_url,
-                                      coordination, ironic.url, apis=0,
-                                      workers=3, conf=FAST)
+    the_cluster = cluster_mod.Cluster(
+        tmp_path, pg_url, rabbit_url, coordination, ironic.url, apis=0,
+        workers=3, conf=cluster_mod.FAST_PERIODIC)
     the_cluster.start()
     backends.wait_for(lambda: {r.task for r in _runs(pg_url)} == TASKS, 60)
     yield the_cluster
     the_cluster.stop()
 
 
-def _process_of(the_cluster, member):
-    return next(w for w in the_cluster.workers
-                if member.startswith(w.name + '.'))
-
-
 def test_each_periodic_task_runs_on_one_member_at_a_time_and_fails_over(
         cluster):
     database = cluster.database
-    before = _leaders(database)['timeout']
-    leader = _process_of(cluster, before.holder)
+    before = batch.leaders(database)['timeout']
+    leader = cluster_mod.process_of(cluster, before.holder)
     leader.send_signal(signal.SIGKILL)
     killed = time.monotonic()
-    backends.wait_for(lambda: _leaders(database)['timeout'].holder !=
+    backends.wait_for(lambda: batch.leaders(database)['timeout'].holder !=
                       before.holder, 30, interval=0.05)
     failover = time.monotonic() - killed
     print('leader failover after SIGKILL: %.2f s' % failover)
     assert failover < 6.0
-    after = _leaders(database)['timeout']
+    after = batch.leaders(database)['timeout']
     assert after.epoch > before.epoch
     assert_one_member_per_epoch_and_epochs_only_grow(_runs(database))
 
@@ -89,21 +66,21 @@ def _waiting_nodes(cluster, ironic, count):
     """``count`` nodes started (no ramdisk answers): they will time out."""
     api = cluster.add_api()
     backends.wait_for(lambda: cluster_mod._answers(api.url), 30)
-    uuids = list(batch._create_nodes(ironic, count))
-    batch._start_all([api.url], uuids)
+    uuids = list(batch.create_nodes(ironic, count))
+    batch.start_all([api.url], uuids)
     return api.url, uuids
 
 
 def _timed_out(api_url, uuids):
-    states = batch._states(api_url, uuids)
+    states = batch.states(api_url, uuids)
     assert all('state' in s for s in states.values()), states
     return all(s['state'] == 'error' for s in states.values())
 
 
 def _timeouts_per_node(database, uuids):
-    requests = _query(database, "SELECT node_uuid FROM requests WHERE "
+    requests = batch.query(database, "SELECT node_uuid FROM requests WHERE "
                                 "event = 'timeout'")
-    applied = _query(database, "SELECT node_uuid FROM transitions WHERE "
+    applied = batch.query(database, "SELECT node_uuid FROM transitions WHERE "
                                "event = 'timeout'")
     return (collections.Counter(r.node_uuid for r in requests),
             collections.Counter(r.node_uuid for r in applied))
@@ -112,11 +89,11 @@ def _timeouts_per_node(database, uuids):
 def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster, ironic):
     database = cluster.database
     api_url, uuids = _waiting_nodes(cluster, ironic, 3)
-    before = _leaders(database)['timeout']
-    leader = _process_of(cluster, before.holder)
+    before = batch.leaders(database)['timeout']
+    leader = cluster_mod.process_of(cluster, before.holder)
     leader.send_signal(signal.SIGSTOP)
     try:
-        backends.wait_for(lambda: _leaders(database)['timeout'].epoch >
+        backends.wait_for(lambda: batch.leaders(database)['timeout'].epoch >
                           before.epoch, 30, interval=0.05)
         backends.wait_for(lambda: _timed_out(api_url, uuids), 60,
                           message='the new leader timed nothing out')

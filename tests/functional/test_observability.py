@@ -11,8 +11,8 @@ import pytest
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
-import test_cluster_introspection as batch
 
 NODES = 8
 GLOBAL = 'req-1b3a7b4e-9f6f-4d8e-8d2c-3e5f7a9b1c2d'
@@ -85,7 +85,7 @@ def test_metrics_of_a_split_cluster_add_up_to_the_batch_and_ids_follow(
         observed_cluster, ironic):
     the_cluster = observed_cluster
     targets = [p.url for p in the_cluster.apis + the_cluster.workers]
-    nodes = batch._create_nodes(ironic, NODES)
+    nodes = batch.create_nodes(ironic, NODES)
     scraper = Scraper(targets)
     scraper.start()
     try:

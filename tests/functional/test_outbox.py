@@ -2,8 +2,8 @@
 publish (its broker is unreachable) are re-driven from SQL and finish."""
 
 import backends
+import batch
 import cluster as cluster_mod
-import test_cluster_introspection as batch
 
 NODES = 5
 
@@ -19,7 +19,7 @@ def test_requests_an_api_could_not_publish_are_redriven_and_finish(
     mute = the_cluster.add_api({'DEFAULT': {'transport_url': dead_broker},
                                 'queue': {'retry_count': 0}})
     backends.wait_for(lambda: cluster_mod._answers(mute.url), 30)
-    nodes = batch._create_nodes(ironic, NODES)
+    nodes = batch.create_nodes(ironic, NODES)
     try:
         states = batch.introspect(ironic, [mute.url], nodes, 120, pg_url)
     finally:

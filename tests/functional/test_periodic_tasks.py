@@ -7,8 +7,8 @@ import re
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
-import test_cluster_introspection as batch
 
 POWER = re.compile(r'^(\S+ \S+) .* PUT /v1/nodes/(\S+)/states/power - '
                    r'202 \(([\d.]+)ms\)')
@@ -37,8 +37,8 @@ def test_power_ons_are_a_throttle_quantum_apart_across_all_workers(
     the_cluster = _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url,
                            {'worker': {'reboot_throttle': 2}})
     try:
-        uuids = list(batch._create_nodes(ironic, 10))
-        batch._start_all(the_cluster.api_urls, uuids)
+        uuids = list(batch.create_nodes(ironic, 10))
+        batch.start_all(the_cluster.api_urls, uuids)
         backends.wait_for(lambda: len(_power_calls(ironic, uuids)) == 10,
                           60, interval=0.5)
         calls = _power_calls(ironic, uuids)
@@ -54,8 +54,8 @@ def test_a_node_deleted_from_ironic_is_removed_by_the_sync_leader(
     the_cluster = _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url,
                            {'periodic': {'ironic_sync_period': 1}})
     try:
-        gone, kept = list(batch._create_nodes(ironic, 2))
-        batch._start_all(the_cluster.api_urls, [gone, kept])
+        gone, kept = list(batch.create_nodes(ironic, 2))
+        batch.start_all(the_cluster.api_urls, [gone, kept])
         ironic.delete_node(gone)
         url = the_cluster.api_urls[0] + '/v1/introspection/'
         backends.wait_for(lambda: requests.get(url + gone).status_code

@@ -13,9 +13,9 @@ import pytest
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
 import ironic_tap
-import test_cluster_introspection as batch
 
 NODE = '/v1/nodes/[0-9a-f-]{36}'
 #: (step, method, path, after Ironic answered)
@@ -81,7 +81,7 @@ def test_a_worker_killed_mid_processing_is_resumed_and_applies_once(
         resuming_cluster, ironic, step, method, path, after):
     the_cluster, tap = resuming_cluster
     api = the_cluster.api_urls[0]
-    [(uuid, payload)] = batch._create_nodes(ironic, 1).items()
+    [(uuid, payload)] = batch.create_nodes(ironic, 1).items()
     killed = []
     body = '"power off"' if step == 'before-the-ack' else None
     tap.arm(method, path, _kill(the_cluster, killed), after=after, body=body)

@@ -6,10 +6,8 @@ dnsmasq in network namespaces, nodes asking with busybox udhcpc
 import concurrent.futures
 import time
 
-from oslo_config import cfg
 import pytest
 
-from inspector_ha.conf import opts
 from inspector_ha.firewall import base
 import backends
 import netns
@@ -18,19 +16,6 @@ DRIVERS = ['nftables', 'iptables', 'dnsmasq']
 WHITE, BLACK, BOTH = ('02:00:00:00:01:01', '02:00:00:00:01:02',
                       '02:00:00:00:01:03')
 UNKNOWN = '02:00:00:00:01:04'
-
-
-def _conf(driver, host):
-    conf = cfg.ConfigOpts()
-    for group, options in opts.list_opts():
-        conf.register_opts(options, group=group)
-    conf([], default_config_files=[], default_config_dirs=[])
-    conf.set_override('driver', driver, 'pxe_filter')
-    conf.set_override('command_prefix', host.command_prefix, 'pxe_filter')
-    conf.set_override('dnsmasq_interface', netns.INTERFACE, 'iptables')
-    conf.set_override('dhcp_hostsdir', str(host.hostsdir),
-                      'dnsmasq_pxe_filter')
-    return conf
 
 
 def _state(open_for=30.0, white=(WHITE, BOTH), black=(BLACK, BOTH),
@@ -56,7 +41,8 @@ def lab(tmp_path, obtain_backend):
 @pytest.fixture(params=DRIVERS)
 def drivers(request, lab):
     """One initialized driver per host (PXE blocked on both)."""
-    loaded = [base.load(_conf(request.param, host)) for host in lab.hosts]
+    loaded = [base.load(netns.filter_conf(request.param, host))
+              for host in lab.hosts]
     for driver in loaded:
         driver.init()
     return loaded
@@ -185,5 +171,5 @@ def test_a_ruleset_flushed_behind_the_drivers_back_is_rebuilt(drivers,
 def test_block_closes_a_host_whose_driver_never_ran_init(name, lab, nodes):
     assert nodes[UNKNOWN].dhcp() is not None
     for host in lab.hosts:
-        base.load(_conf(name, host)).block()
+        base.load(netns.filter_conf(name, host)).block()
     assert nodes[UNKNOWN].dhcp() is None

@@ -14,9 +14,9 @@ import pytest
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
 import netns
-import test_cluster_introspection as batch
 
 TABLE = 'inspector_ha'
 def _nft(host, *args):
@@ -116,18 +116,18 @@ def firewalled(request, tmp_path, ironic, rabbit_url, pg_url, redis_url):
 
 
 def _node_under_introspection(setup):
-    payloads = batch._create_nodes(setup.ironic, 1)
+    payloads = batch.create_nodes(setup.ironic, 1)
     setup.nodes.extend(payloads)
     uuid, payload = next(iter(payloads.items()))
     mac = payload['inventory']['interfaces'][0]['mac_address']
-    batch._start_all([setup.api], [uuid])
-    backends.wait_for(lambda: batch._states(setup.api, [uuid])[uuid][
+    batch.start_all([setup.api], [uuid])
+    backends.wait_for(lambda: batch.states(setup.api, [uuid])[uuid][
         'state'] == 'waiting', 60, message='node not waiting')
     return uuid, setup.lab.add_node(mac)
 
 
 def _known_node(setup):
-    payloads = batch._create_nodes(setup.ironic, 1)
+    payloads = batch.create_nodes(setup.ironic, 1)
     setup.nodes.extend(payloads)
     mac = next(iter(payloads.values()))['inventory']['interfaces'][0][
         'mac_address']
@@ -169,7 +169,7 @@ def _ended_introspection_leaves_the_white_list(setup, leader, uuid, node):
     resp = requests.post('%s/v1/introspection/%s/abort' % (setup.api, uuid),
                          timeout=30)
     assert resp.status_code == 202, resp.text
-    backends.wait_for(lambda: batch._states(setup.api, [uuid])[uuid][
+    backends.wait_for(lambda: batch.states(setup.api, [uuid])[uuid][
         'finished'], 30, interval=0.02, message='abort did not finish')
     ended = time.monotonic()
     backends.wait_for(lambda: not whitelisted(leader, node.mac), 5,
@@ -195,7 +195,7 @@ def _explain_stall(setup, uuid, samples):
     node's status, every process's thread stacks (in its log)."""
     opened = collections.Counter(tuple(o) for _, o in samples)
     print('open hosts over %d samples: %s' % (len(samples), dict(opened)))
-    print('node status: %s' % batch._states(setup.api, [uuid]))
+    print('node status: %s' % batch.states(setup.api, [uuid]))
     setup.cluster.dump_stacks()
     print(setup.cluster.logs(200))
 

@@ -12,10 +12,10 @@ import pytest
 import requests
 
 import backends
+import batch
 import cluster as cluster_mod
 import haproxy as haproxy_mod
 import ramdisk
-import test_cluster_introspection as batch
 
 NODES = 40
 DRAIN = 8.0  # longer than HAProxy's fall x inter: 3 x 2 s
@@ -107,15 +107,15 @@ def _sigterm_and_restart(the, proc, proxy):
 def test_sigterm_to_each_api_and_worker_in_turn_fails_no_request_and_loses_no_introspection(  # noqa: E501
         deployment, ironic):
     the, proxy = deployment
-    nodes = batch._create_nodes(ironic, NODES)
+    nodes = batch.create_nodes(ironic, NODES)
     disks = ramdisk.Ramdisks(ironic.url, [proxy.url], nodes).start()
     clients = Clients(proxy.url, nodes).run()
     try:
         for proc in list(the.apis) + list(the.workers):
             _sigterm_and_restart(the, proc, proxy)
         clients.stop()
-        states = batch._wait_finished(proxy.url, list(nodes), 300,
-                                      the.database)
+        states = batch.wait_finished(proxy.url, list(nodes), 300,
+                                     the.database)
     finally:
         clients.stop()
         disks.stop()

@@ -76,7 +76,7 @@ def _states(run, uuids):
 def test_a_rolling_upgrade_with_introspections_in_flight_fails_none(
         tmp_path, pg_url, rabbit_url, redis_url, ironic):
     old_bin = previous.build()
-    nodes = harness_mod.batch._create_nodes(ironic, 30)
+    nodes = harness_mod.batch.create_nodes(ironic, 30)
     uuids = list(nodes)
     before, held, streamed, after = (uuids[:8], uuids[8:12], uuids[12:26],
                                      uuids[26:])

@@ -13,8 +13,8 @@ from inspector_ha.db import migration
 from inspector_ha.db import rules as rules_db
 from inspector_ha.rules import engine
 from inspector_ha.rules import plugins as plugins_mod
-import test_all_in_one as aio
-import test_cluster_introspection as batch
+import batch
+import embedded
 
 BIG = {'description': 'big nodes',
        'conditions': [{'op': 'ge', 'field': 'memory_mb', 'value': 4096}],
@@ -50,9 +50,9 @@ def _shrink(payload, cpus=None, memory_mb=None):
 
 def test_rules_change_matching_nodes_in_ironic_or_fail_them(tmp_path,
                                                             ironic):
-    proc, url = aio._start(tmp_path, ironic.url)
+    proc, url = embedded.start(tmp_path, ironic.url)
     try:
-        big, small, few = nodes = batch._create_nodes(ironic, 3)
+        big, small, few = nodes = batch.create_nodes(ironic, 3)
         _shrink(nodes[small], memory_mb=2048)
         _shrink(nodes[few], cpus=2)
         rules = [_create_rule(url, r) for r in (BIG, TOO_FEW_CPUS)]

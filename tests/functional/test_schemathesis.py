@@ -18,8 +18,8 @@ import requests
 
 import backends
 import cluster as cluster_mod
+import embedded
 import ramdisk
-import test_all_in_one as aio
 
 SEED = 20240611
 MAX_EXAMPLES = 25
@@ -107,8 +107,8 @@ def _forget(ironic, nodes):
 
 def test_generated_requests_to_every_operation_get_no_server_error(
         tmp_path, ironic):
-    proc, url = aio._start(tmp_path, ironic.url,
-                           OS_PROCESSING__STORE_DATA='database')
+    proc, url = embedded.start(tmp_path, ironic.url,
+                               OS_PROCESSING__STORE_DATA='database')
     nodes = []
     try:
         nodes, dictionaries = _seed(url, ironic)

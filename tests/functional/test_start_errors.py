@@ -7,14 +7,14 @@ import pytest
 import requests
 
 import backends
-import test_all_in_one as aio
+import embedded
 
 
 @pytest.fixture(scope='module')
 def service(tmp_path_factory, ironic):
     # A long reboot throttle keeps a started node in "starting" for a while.
-    proc, url = aio._start(tmp_path_factory.mktemp('aio'), ironic.url,
-                           OS_WORKER__REBOOT_THROTTLE='5')
+    proc, url = embedded.start(tmp_path_factory.mktemp('aio'), ironic.url,
+                               OS_WORKER__REBOOT_THROTTLE='5')
     yield url
     proc.terminate()
     proc.wait(30)

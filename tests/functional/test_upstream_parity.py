@@ -7,10 +7,10 @@ import signal
 import requests
 
 import backends
+import batch
+import embedded
 import needs
 import ramdisk
-import test_all_in_one as aio
-import test_cluster_introspection as batch
 
 GiB = 1024 ** 3
 STALE_MAC = '52:54:ee:ee:ee:01'
@@ -37,12 +37,12 @@ def _with_disks(payload):
 
 def test_hints_and_port_options_act_on_the_real_ironic(tmp_path, ironic):
     needs.module('upstream_style_plugin')
-    proc, url = aio._start(tmp_path, ironic.url,
-                           OS_PROCESSING__PROCESSING_HOOKS=HOOKS,
-                           OS_PROCESSING__KEEP_PORTS='present',
-                           OS_PROCESSING__PERMIT_ACTIVE_INTROSPECTION='true')
+    proc, url = embedded.start(
+        tmp_path, ironic.url, OS_PROCESSING__PROCESSING_HOOKS=HOOKS,
+        OS_PROCESSING__KEEP_PORTS='present',
+        OS_PROCESSING__PERMIT_ACTIVE_INTROSPECTION='true')
     try:
-        nodes = batch._create_nodes(ironic, 5)
+        nodes = batch.create_nodes(ironic, 5)
         for payload in nodes.values():
             _with_disks(payload)
         hinted, skipped, unmatched, bad_op, not_json = nodes

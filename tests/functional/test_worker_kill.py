@@ -5,42 +5,19 @@ again and finishes, never processing the data twice."""
 
 import signal
 
-import sqlalchemy as sa
 
 import backends
+import batch
 import cluster as cluster_mod
 import ramdisk
-import test_cluster_introspection as batch
 
 NODES = 12
-
-
-def _query(database, sql, **params):
-    engine = sa.create_engine(database)
-    with engine.connect() as conn:
-        rows = conn.execute(sa.text(sql), params).all()
-    engine.dispose()
-    return rows
-
-
-def _held_by(database, member_prefix, event):
-    """Requests a worker applied but had not finished."""
-    return {r.id for r in _query(
-        database, "SELECT r.id FROM requests r JOIN transitions t ON "
-        "t.request_id = r.id WHERE r.status = 'applied' AND r.event = :e "
-        "AND t.actor LIKE :actor", e=event, actor=member_prefix + '%')}
-
-
-def _requests(database, ids):
-    rows = _query(database, 'SELECT id, node_uuid, status, deliveries '
-                            'FROM requests')
-    return {r.id: r for r in rows if r.id in ids}
 
 
 def _kill_when_holding(the_cluster, database, event):
     victim = the_cluster.workers[0]
     held = set()
-    backends.wait_for(lambda: held.update(_held_by(
+    backends.wait_for(lambda: held.update(batch.held_by(
         database, victim.name + '.', event)) or held, 90, interval=0.01,
         message='worker-0 never held a %s request' % event)
     victim.send_signal(signal.SIGKILL)
@@ -63,16 +40,16 @@ def test_a_killed_workers_start_requests_are_redelivered_and_finish(
         tmp_path, ironic, rabbit_url, redis_url, pg_url):
     the_cluster = _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url,
                            {'worker': {'reboot_throttle': 0.3}})
-    nodes = batch._create_nodes(ironic, NODES)
+    nodes = batch.create_nodes(ironic, NODES)
     try:
-        batch._start_all(the_cluster.api_urls, list(nodes))
+        batch.start_all(the_cluster.api_urls, list(nodes))
         held = _kill_when_holding(the_cluster, pg_url, 'start')
         states = batch.introspect(ironic, the_cluster.api_urls, nodes, 180,
                                   pg_url, start=False)
     finally:
         _stop(the_cluster)
     assert {s['state'] for s in states.values()} == {'finished'}, states
-    rows = _requests(pg_url, held)
+    rows = batch.requests_by_id(pg_url, held)
     assert all(r.status == 'done' and r.deliveries >= 2
                for r in rows.values()), rows
     batch.assert_each_strict_transition_applied_once(pg_url, set(nodes))
@@ -84,18 +61,18 @@ def test_a_killed_workers_process_requests_are_resumed_and_finish(
     # are processed at once, so worker-0 is soon caught mid-processing.
     the_cluster = _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url,
                            {})
-    nodes = batch._create_nodes(ironic, 40)
+    nodes = batch.create_nodes(ironic, 40)
     disks = ramdisk.Ramdisks(ironic.url, the_cluster.api_urls, nodes)
     try:
         disks.start()
-        batch._start_all(the_cluster.api_urls, list(nodes))
+        batch.start_all(the_cluster.api_urls, list(nodes))
         held = _kill_when_holding(the_cluster, pg_url, 'process')
-        states = batch._wait_finished(the_cluster.api_urls[0], list(nodes),
-                                      180, pg_url)
+        states = batch.wait_finished(the_cluster.api_urls[0], list(nodes),
+                                     180, pg_url)
     finally:
         disks.stop()
         _stop(the_cluster)
-    rows = _requests(pg_url, held).values()
+    rows = batch.requests_by_id(pg_url, held).values()
     # A request redelivered after the kill (deliveries > 1) met its strict
     # transition again; one that completed in the instant before the
     # signal landed (deliveries == 1) finished normally.
