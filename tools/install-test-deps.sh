@@ -8,7 +8,8 @@
 #   - .venv: the project is (re)installed only when setup.py, setup.cfg or
 #     pyproject.toml changed since the last successful install;
 #   - .venv-ironic: ironic is installed once;
-#   - .venv-inspector-12.5: ironic-inspector 12.5 is installed once.
+#   - .venv-inspector-12.5: ironic-inspector 12.5 is installed once;
+#   - .venv-ipa: ironic-python-agent 13 (the real ramdisk agent) once.
 # ZooKeeper and Ironic are not started here: the tests start private ones.
 set -euo pipefail
 
@@ -17,9 +18,12 @@ PYTHON=${PYTHON:-python3}
 IRONIC_VERSION=39.0.0
 # The peer a site migrates from (tests/functional/upstream.py starts it).
 INSPECTOR_VERSION=12.5.0
+# The real ramdisk agent (tests/functional/ipa.py runs its inspection).
+IPA_VERSION=13.0.0
 APT_PACKAGES=(postgresql mariadb-server redis-server rabbitmq-server zookeeper
               etcd-server haproxy dnsmasq iptables ipset nftables busybox
-              iproute2 default-jre-headless shellcheck systemd)
+              iproute2 default-jre-headless shellcheck systemd
+              lshw dmidecode pciutils udev)
 PIP_FLAGS=(--disable-pip-version-check)
 
 log() { printf '[install-test-deps] %s\n' "$*"; }
@@ -202,6 +206,19 @@ setup_inspector_venv() {
     touch "$stamp"
 }
 
+setup_ipa_venv() {
+    local venv=$ROOT/.venv-ipa
+    local stamp=$venv/.ironic-python-agent-$IPA_VERSION-installed
+    if [[ -f $stamp && -x $venv/bin/python ]]; then
+        log ".venv-ipa: ironic-python-agent $IPA_VERSION present"
+        return
+    fi
+    [[ -x $venv/bin/python ]] || { log ".venv-ipa: creating"; "$PYTHON" -m venv "$venv"; }
+    log ".venv-ipa: pip install ironic-python-agent==$IPA_VERSION"
+    pip_install "$venv" "ironic-python-agent==$IPA_VERSION"
+    touch "$stamp"
+}
+
 main() {
     [[ $(id -u) == 0 ]] || die "run as root (installs packages and starts services)"
     local start=$EPOCHREALTIME
@@ -214,6 +231,7 @@ main() {
     setup_project_venv
     setup_ironic_venv
     setup_inspector_venv
+    setup_ipa_venv
     log "done in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}') s"
 }
 

@@ -25,6 +25,13 @@ def tool(name, package):
     return path
 
 
+def file(path, what):
+    """``path``, which ``tools/install-test-deps.sh`` makes (``what``)."""
+    if not path.exists():
+        _missing('%s: no %s (%s)' % (what, path, backends.INSTALL_HINT))
+    return path
+
+
 def module(name):
     """The Python module ``name``, imported."""
     try:
