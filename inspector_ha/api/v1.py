@@ -14,7 +14,6 @@ from inspector_ha.api import checks
 from inspector_ha.api import errors
 from inspector_ha.api import intake
 from inspector_ha.api import ramdisk
-from inspector_ha.api import ramdisk_logs
 from inspector_ha.api import versions
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
@@ -24,6 +23,7 @@ from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
+from inspector_ha.processing import ramdisk_logs
 from inspector_ha.processing.hooks import interfaces
 
 LOG = logging.getLogger(__name__)
@@ -82,18 +82,21 @@ class V1:
         data = ramdisk_payload()
         logs = data.pop('logs', None)
         flask.g.ramdisk_node = None
+        always = self._svc.conf.processing.always_store_ramdisk_logs
         try:
-            response = self._continue(data)
+            response = self._continue(data, None if always else logs)
         except errors.ApiError:
             ramdisk_logs.save(self._svc.conf, logs, data,
                               flask.g.ramdisk_node)
             raise
-        if self._svc.conf.processing.always_store_ramdisk_logs:
+        if always:
             ramdisk_logs.save(self._svc.conf, logs, data,
                               flask.g.ramdisk_node)
         return response
 
-    def _continue(self, data):
+    def _continue(self, data, logs):
+        """Record the post; ``logs`` (or None) go to the worker, which
+        saves them if processing fails."""
         raw = copy.deepcopy(data)
         failures = self._svc.pipeline.before_processing(data)
         uuid = flask.g.ramdisk_node = self._lookup(data)
@@ -106,6 +109,9 @@ class V1:
             self._publish(request_id, uuid, st.FAIL)
             raise errors.ApiError(message, 400)
         early = self._svc.releases.allows(intake.PARKING_RELEASE)
+        if early:
+            # NOTE: workers of 0.1.0 would keep the logs in the data.
+            data = ramdisk_logs.carry(self._svc.conf, data, logs)
         request_id = self._tx(intake.process, uuid, data, raw,
                               self._svc.data_store, early)
         self._publish(request_id, uuid, st.PROCESS)

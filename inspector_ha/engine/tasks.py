@@ -24,6 +24,7 @@ from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
 from inspector_ha.processing import changes as changes_mod
+from inspector_ha.processing import ramdisk_logs
 from inspector_ha.rules import engine as rules
 
 LOG = logging.getLogger(__name__)
@@ -127,17 +128,17 @@ class Tasks:
             return None
         snapshot, macs = self._svc.store.transaction(_as_started, node)
         data = requests.payload(request)
+        logs = ramdisk_logs.take(data)
         try:
             changes, ironic_node = self._changes(node, data, snapshot, macs)
         except (retry.BackendUnavailable, retry.Interrupted):
             raise
         except (base.HookError, ironic_client.Error) as exc:
             LOG.warning('Processing node %s failed: %s', node.uuid, exc)
-            return Processed(changes_mod.Changes.failed(str(exc)))
+            return self._failed(node, data, logs, str(exc))
         except Exception as exc:
             LOG.exception('Processing node %s crashed', node.uuid)
-            return Processed(changes_mod.Changes.failed(
-                'Unexpected error: %s' % exc))
+            return self._failed(node, data, logs, 'Unexpected error: %s' % exc)
         # NOTE: upstream's: an active node (permit_active_introspection)
         # keeps its power on.
         changes.power_off = (node.manage_boot is not False and
@@ -146,6 +147,13 @@ class Tasks:
                              ironic_client.ACTIVE_STATES)
         changes.power_off_optional = ironic_node.provision_state == 'enroll'
         return Processed(changes, data, self._svc.data_store)
+
+    def _failed(self, node, data, logs, error):
+        """Processing failed with ``error``: save the ramdisk's logs (as
+        upstream does on a failure) and record the failure."""
+        if logs is not None:
+            ramdisk_logs.save(self._svc.conf, logs, data, node.uuid)
+        return Processed(changes_mod.Changes.failed(error))
 
     def process(self, node, request, prepared):
         return self._apply(node, prepared.changes, again=False)

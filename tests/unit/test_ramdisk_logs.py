@@ -4,14 +4,19 @@ logs that are not base64 are dropped and the data still processed."""
 
 import base64
 import io
+import json
 import logging
 import tarfile
 
 import pytest
 
 from inspector_ha.api import app as app_mod
+from inspector_ha.db import nodes
 from inspector_ha.db import requests
+from inspector_ha.engine import tasks
 from inspector_ha.fsm import states as st
+from inspector_ha.processing import base
+from inspector_ha.processing import ramdisk_logs
 from inspector_ha import service as service_mod
 
 MAC = '52:54:00:10:00:01'
@@ -112,3 +117,35 @@ def test_logs_that_are_not_base64_are_logged_and_the_data_processed(
     [request] = svc.store.transaction(requests.for_node, uuid)
     assert request.event == st.PROCESS
     assert 'logs' not in requests.payload(request)
+
+
+def test_a_processing_failure_the_worker_finds_saves_the_carried_logs(
+        logged, put_node, tmp_path, monkeypatch):
+    svc, client = logged()
+    uuid = put_node(st.WAITING, macs=[MAC])
+    assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
+        == 200
+    assert _files(tmp_path) == []
+    [row] = [r for r in svc.store.transaction(requests.for_node, uuid)
+             if r.event == st.PROCESS]
+    assert json.loads(row.payload)[ramdisk_logs.KEY] == _tar_gz()
+
+    def a_hook_fails(*args, **kwargs):
+        raise base.HookError('a processing hook says no')
+    monkeypatch.setattr(tasks.Tasks, '_changes', a_hook_fails)
+    node = svc.store.transaction(nodes.get, uuid)
+    prepared = tasks.Tasks(svc).prepare(st.PROCESS, st.PROCESSING, node, row)
+    assert prepared.changes.error == 'a processing hook says no'
+    [path] = _files(tmp_path)
+    assert path.name.startswith(uuid + '_')
+
+
+def test_logs_travel_to_the_worker_only_when_there_is_a_directory(
+        service_conf, put_node, service):
+    client = app_mod.create_app(service).test_client()
+    uuid = put_node(st.WAITING, macs=[MAC])
+    assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
+        == 200
+    [row] = [r for r in service.store.transaction(requests.for_node, uuid)
+             if r.event == st.PROCESS]
+    assert ramdisk_logs.KEY not in json.loads(row.payload)

@@ -1,16 +1,21 @@
 """The ramdisk's ``logs`` (base64 of a tar.gz), saved as upstream does.
 
-They are written by the API process that receives the post, to
-``[processing] ramdisk_logs_dir`` on that host (a directory shared by
-the API hosts, or collected from each), one file per post named by
-``ramdisk_logs_filename_format``: when ``always_store_ramdisk_logs`` is
-set, or when the post is refused (a pre-processing hook failed, the
-ramdisk reported an error, no node matches). A failure found later by
-a worker (a processing hook or a rule) does not save them, because the
-logs are not carried with the data (they can be megabytes); set
-``always_store_ramdisk_logs`` to keep every post's. Without a directory
-nothing is stored. Logs that are not valid base64 are logged and
-dropped; the data is processed all the same.
+They are written to ``[processing] ramdisk_logs_dir`` (a directory
+shared by the hosts, or collected from each), one file per post named by
+``ramdisk_logs_filename_format``, when ``always_store_ramdisk_logs`` is
+set or when the introspection fails on that post, as upstream does:
+
+* by the API process that receives the post, when it stores them always
+  or refuses the post (a pre-processing hook failed, the ramdisk
+  reported an error, no node matches);
+* else by the worker that processes the data, when a processing hook or
+  a rule fails: the API carries the logs to it in the request
+  (:func:`carry`, under :data:`KEY`; only when a directory is set), and
+  the worker takes them out (:func:`take`) before anything else reads
+  the data.
+
+Without a directory nothing is stored. Logs that are not valid base64
+are logged and dropped; the data is processed all the same.
 """
 
 import base64
@@ -23,6 +28,21 @@ from inspector_ha.common import timeutils
 from inspector_ha.processing.hooks import interfaces
 
 LOG = logging.getLogger(__name__)
+#: Where the logs travel to the worker in a process request's payload.
+KEY = '_ramdisk_logs'
+
+
+def carry(conf, data, logs):
+    """``data`` with ``logs`` for the worker to save if processing fails
+    (only when there are logs and a directory to save them in)."""
+    if logs and conf.processing.ramdisk_logs_dir:
+        return dict(data, **{KEY: logs})
+    return data
+
+
+def take(data):
+    """Remove the carried logs from ``data``; them or None."""
+    return data.pop(KEY, None)
 
 
 def save(conf, logs, data, uuid):
