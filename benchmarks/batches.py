@@ -1,5 +1,5 @@
-"""The two deployments measured (a split cluster, the embedded default)
-and one measured batch on either."""
+"""The deployments measured (ironic-inspector 12.5 as the baseline, a
+split cluster, the embedded default) and one measured batch on any."""
 
 import contextlib
 import signal
@@ -16,6 +16,8 @@ import backends
 import batch
 import cluster as cluster_mod
 import embedded as embedded_mod
+import ramdisk
+import upstream
 
 #: The split cluster runs the project's defaults for re-driving (the
 #: functional tests' cluster shortens them to 5 s / 20 s).
@@ -74,10 +76,24 @@ def embedded(ironic, workdir):
             proc.wait()
 
 
+@contextlib.contextmanager
+def upstream_inspector(ironic, workdir):
+    """ironic-inspector 12.5 standalone: one process, SQLite, noauth,
+    ``fake://``, no PXE filter, ``introspection_delay = 0``."""
+    inspector = upstream.Inspector(
+        'sqlite:///%s' % (workdir / 'ironic-inspector.sqlite'), ironic.url)
+    try:
+        inspector.dbsync().start()
+        yield inspector
+    finally:
+        inspector.close()
+
+
 def _ironic_groups(ironic):
     """One group per Ironic process (its master, its API worker): which
     of them works shows where Ironic's ceiling is."""
-    return [measure.CpuGroup(measure.title(pid), lambda pid=pid: [pid])
+    return [measure.CpuGroup(measure.IRONIC_GROUP + measure.title(pid),
+                             lambda pid=pid: [pid])
             for pid in measure.tree(ironic.proc.pid)]
 
 
@@ -102,10 +118,10 @@ def _cpu_groups(deployment, ironic):
                      else [])
 
 
-def _with_totals(cpu):
-    """Add the totals of inspector-ha's and of Ironic's processes."""
-    own = [k for k in cpu if k.startswith('inspector-ha')]
-    ironic = [k for k in cpu if k.startswith('ironic')]
+def _with_totals(cpu, own):
+    """Add the totals of the service's processes (the groups ``own``)
+    and of Ironic's."""
+    ironic = [k for k in cpu if k.startswith(measure.IRONIC_GROUP)]
     return dict(cpu, **{
         measure.OWN_TOTAL: round(sum(cpu[r] for r in own), 3),
         measure.IRONIC_TOTAL: round(sum(cpu[r] for r in ironic), 3)})
@@ -137,7 +153,8 @@ def measure_idle(groups, settle, seconds):
 def _memory(named_pids, ironic):
     memory = {name: measure.memory_mb(pid) for name, pid in named_pids}
     for pid in measure.tree(ironic.proc.pid):
-        memory['ironic pid %d' % pid] = measure.memory_mb(pid)
+        memory[measure.IRONIC_GROUP + 'pid %d' % pid] = \
+            measure.memory_mb(pid)
     return memory
 
 
@@ -150,11 +167,15 @@ def run(deployment, ironic, nodes, args):
     """
     uuids, count = list(nodes), len(nodes)
     groups = _cpu_groups(deployment, ironic)
-    idle = _with_totals(measure_idle(groups, args.settle, args.idle))
+    own = list(deployment['roles'])
+    idle = _with_totals(measure_idle(groups, args.settle, args.idle), own)
     meter = measure.CpuMeter(groups)
     window = ironic_log.Window(ironic.log_path)
+    # NOTE: the ramdisks retry as ironic-python-agent 13 does, whichever
+    # service they post to.
     disks = load.TimedRamdisks(ironic.url, deployment['api_urls'], nodes,
-                               args.concurrency, args.poll_interval)
+                               args.concurrency, args.poll_interval,
+                               **ramdisk.IPA13)
     disks.start()
     window.start()
     meter.start()
@@ -166,7 +187,7 @@ def run(deployment, ironic, nodes, args):
     waited = load.wait_all(deployment['api_urls'][0], accepted,
                            args.timeout)
     detected = time.monotonic() - began
-    cpu = _with_totals(meter.stop())
+    cpu = _with_totals(meter.stop(), own)
     window.stop()
     memory = _memory(deployment['named_pids'], ironic)
     disks.stop()
@@ -241,4 +262,19 @@ def run_embedded(ironic, workdir, args):
         _finish(result, [url], burst_nodes, database, list(nodes), args)
     result['deployment'] = ('all-in-one, no configuration: SQLite, '
                             'tooz file://, in-process messaging')
+    return result
+
+
+def run_upstream(ironic, workdir, args):
+    """The baseline: the same batch on ironic-inspector 12.5."""
+    nodes = create_nodes(ironic, args.nodes)
+    with upstream_inspector(ironic, workdir) as inspector:
+        pid = inspector.proc.pid
+        deployment = {'api_urls': [inspector.url],
+                      'roles': {'ironic-inspector 12.5': [pid]},
+                      'named_pids': [('ironic-inspector 12.5', pid)]}
+        log('ironic-inspector 12.5 up at %s' % inspector.url)
+        result = run(deployment, ironic, nodes, args)
+    result['deployment'] = ('ironic-inspector 12.5 standalone: SQLite, '
+                            'noauth, fake://, introspection_delay 0')
     return result

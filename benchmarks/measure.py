@@ -18,7 +18,9 @@ import time
 import requests
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
-OWN_TOTAL = 'inspector-ha (all its processes)'
+OWN_TOTAL = 'the service (all its processes)'
+#: The name of each Ironic process's CPU group starts with this.
+IRONIC_GROUP = 'Ironic process: '
 IRONIC_TOTAL = 'ironic (all its processes)'
 MACHINE = 'machine (all processes)'
 

@@ -1,12 +1,25 @@
-"""Issue 6's targets next to the measured values, the ratios, where the
-time goes; as text (printed and written as Markdown) and JSON."""
+"""The targets next to the measured values, the ratios to
+ironic-inspector 12.5 measured in the same run, where the time goes; as
+text (printed and written as Markdown) and JSON."""
 
 import json
 
 import measure
 
-#: ironic-inspector 12.5 on the same Ironic, measured for issue 6.
+#: ironic-inspector 12.5's throughput on the same Ironic when a run
+#: leaves it out (``--skip upstream``), measured for issue 6.
 UPSTREAM_NODES_PER_S = 3.5
+#: What is compared with 12.5: (label, path in a result, lower is better).
+VERSUS_UPSTREAM = (
+    ('throughput, nodes/s', ('nodes_per_s',), False),
+    ('Ironic calls per node', ('ironic', 'calls_per_node'), True),
+    ('Ironic CPU per node, ms', ('cpu_ms_per_node', measure.IRONIC_TOTAL),
+     True),
+    ('the service\'s own CPU per node, ms',
+     ('cpu_ms_per_node', measure.OWN_TOTAL), True),
+    ('start p99, ms', ('start', 'p99_ms'), True),
+    ('continue p99, ms', ('continue', 'p99_ms'), True),
+)
 
 
 def _get(result, *path):
@@ -31,11 +44,36 @@ def _stuck(result):
 
 def _own_rss(result):
     values = [m['peak_rss_mb'] for name, m in result['memory'].items()
-              if not name.startswith('ironic') and m['peak_rss_mb']]
+              if not name.startswith(measure.IRONIC_GROUP) and
+              m['peak_rss_mb']]
     return max(values, default=None)
 
 
-def _batch_targets(result):
+def _upstream_rate(results):
+    """12.5's nodes/s measured in this run, else the recorded figure."""
+    return _get(results, 'upstream', 'nodes_per_s') or UPSTREAM_NODES_PER_S
+
+
+def versus_upstream(results):
+    """Rows: figure, 12.5, split, split/12.5, embedded, embedded/12.5."""
+    base = results.get('upstream')
+    if not base:
+        return []
+    rows = []
+    for label, path, _lower in VERSUS_UPSTREAM:
+        row = [label, _get(base, *path)]
+        for name in ('split', 'embedded'):
+            value = _get(results.get(name), *path)
+            row += [value, _ratio(value, row[1])]
+        rows.append(row)
+    return rows
+
+
+def _ratio(value, base):
+    return round(value / base, 2) if value and base else None
+
+
+def _batch_targets(result, upstream_rate=UPSTREAM_NODES_PER_S):
     """(target, comparison, limit, value) rows of one batch."""
     return [
         ('Ironic calls per node', '<=', 7,
@@ -44,8 +82,8 @@ def _batch_targets(result):
          _get(result, 'cpu_ms_per_node', measure.OWN_TOTAL)),
         ('own CPU per node, ms, net of idle CPU', '<=', 10,
          _get(result, 'cpu_ms_per_node_net_of_idle', measure.OWN_TOTAL)),
-        ('throughput, nodes/s (1.5 x 12.5\'s %.1f)' % UPSTREAM_NODES_PER_S,
-         '>=', 1.5 * UPSTREAM_NODES_PER_S, result.get('nodes_per_s')),
+        ('throughput, nodes/s (1.5 x 12.5\'s %.2f)' % upstream_rate,
+         '>=', round(1.5 * upstream_rate, 2), result.get('nodes_per_s')),
         ('start p99, ms, %d concurrent' % result['concurrency'], '<=',
          500, _get(result, 'start', 'p99_ms')),
         ('continue p99, ms, as nodes power on', '<=', 500,
@@ -69,8 +107,9 @@ def _met(comparison, limit, value):
 
 def targets(results):
     """Rows: target, split value, embedded value, met (split)."""
-    split = _batch_targets(results['split'])
-    embedded = _batch_targets(results['embedded']) \
+    rate = _upstream_rate(results)
+    split = _batch_targets(results['split'], rate)
+    embedded = _batch_targets(results['embedded'], rate) \
         if results.get('embedded') else [(None,) * 4] * len(split)
     rows = [(name, '%s %s' % (cmp_, limit), value, other[3],
              _met(cmp_, limit, value))
@@ -148,7 +187,8 @@ def _where_time_goes(name, result):
                      '% of one core', 'idle % of one core'],
                     _cpu_rows(result))
     ironic_ms = result['cpu_ms_per_node'][measure.IRONIC_TOTAL]
-    busiest = max((k for k in result['cpu_s'] if k.startswith('ironic:')),
+    busiest = max((k for k in result['cpu_s']
+                   if k.startswith(measure.IRONIC_GROUP)),
                   key=lambda k: result['cpu_s'][k], default=None)
     if ironic_ms and busiest:
         lines += ['', 'Ironic used %.0f ms of CPU per node; its busiest '
@@ -169,6 +209,8 @@ def _where_time_goes(name, result):
                     [(c['call'], c['per_node'], c['total_s'], c['mean_ms'])
                      for c in ironic['by_call'][:10]])
     stages = result.get('ledger', {}).get('stages', {})
+    if not stages:
+        return lines
     lines += ['', 'Inside inspector-ha (from its SQL ledger):', '']
     lines += _table(['stage', 'p50 ms', 'p99 ms', 'mean ms'],
                     [(k, v['p50_ms'], v['p99_ms'], v['mean_ms'])
@@ -199,10 +241,16 @@ def text(results):
              'Ironic %s (one process, SQLite, fake-hardware).' % (
                  meta['cores'], meta['loadavg'], meta['commit'],
                  meta['ironic_version']), '']
-    for name in ('split', 'embedded'):
+    for name in ('upstream', 'split', 'embedded'):
         if results.get(name):
             lines.append('- ' + _batch_line(name, results[name]))
-    lines += ['', '## Issue 6 targets', '']
+    rows = versus_upstream(results)
+    if rows:
+        lines += ['', '## Against ironic-inspector 12.5, same run, same '
+                  'Ironic', '']
+        lines += _table(['figure', '12.5', 'split', 'split / 12.5',
+                         'embedded', 'embedded / 12.5'], rows)
+    lines += ['', '## Targets', '']
     lines += _table(['target', 'limit', 'split cluster', 'embedded',
                      'met (split)'], targets(results))
     lines += ['', 'Ratio split / embedded: %s' % ', '.join(
@@ -212,7 +260,7 @@ def text(results):
         lines += ['Worker kill trials: %s' % json.dumps(
             fo['worker_trials']), '',
             'Leader kill trials: %s' % json.dumps(fo['leader_trials']), '']
-    for name in ('split', 'embedded'):
+    for name in ('upstream', 'split', 'embedded'):
         if results.get(name):
             lines += _where_time_goes(name, results[name])
     return '\n'.join(lines) + '\n'
@@ -220,7 +268,8 @@ def text(results):
 
 def write(results, json_path):
     results = dict(results, targets=targets(results),
-                   ratio_split_over_embedded=ratios(results))
+                   ratio_split_over_embedded=ratios(results),
+                   versus_upstream=versus_upstream(results))
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(results, indent=1, default=str) + '\n')
     md_path = json_path.with_suffix('.md')

@@ -1,6 +1,7 @@
-"""Benchmark of issue 6: a batch of introspections end to end against a
-real Ironic, on a split cluster and on the embedded default, plus
-recovery times after SIGKILL of a worker and of a leader.
+"""Benchmark: a batch of introspections end to end against a real
+Ironic, on ironic-inspector 12.5 (the baseline, each phase on a fresh
+Ironic), on a split cluster and on the embedded default, with the ratios
+to 12.5; plus recovery times after SIGKILL of a worker and of a leader.
 
     .venv/bin/python benchmarks/run.py [--nodes N] [--concurrency C]
                                        [--out FILE]
@@ -55,7 +56,7 @@ def parse(argv):
     parser.add_argument('--trials', type=int, default=3,
                         help='SIGKILLs of a worker and of a leader (3)')
     parser.add_argument('--skip', action='append', default=[],
-                        choices=['embedded', 'failover'],
+                        choices=['upstream', 'embedded', 'failover'],
                         help='leave out a phase (repeatable)')
     args = parser.parse_args(argv)
     if args.timeout is None:
@@ -132,6 +133,9 @@ def main(argv=None):
     args = parse(argv)
     results = {'meta': meta(args, argv)}
     with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
+        if 'upstream' not in args.skip:
+            results['upstream'] = _phase('upstream', batches.run_upstream,
+                                         tmp, args)
         results['split'] = _phase('split', batches.run_split, tmp, args)
         if 'embedded' not in args.skip:
             results['embedded'] = _phase('embedded', batches.run_embedded,
