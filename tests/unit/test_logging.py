@@ -5,7 +5,6 @@ import json
 import subprocess
 import sys
 
-import pytest
 
 SCRIPT = ('import logging, sys; from inspector_ha.cmd import common; '
           'common.load_config(sys.argv[1:]); '
@@ -62,7 +61,7 @@ def test_log_config_append_is_honoured(tmp_path):
     assert 'APPENDED hello 1' in (tmp_path / 'z.log').read_text()
 
 
-@pytest.mark.skipif(not __import__('os').path.exists('/dev/log'),
-                    reason='no syslog socket here')
 def test_use_syslog_starts(tmp_path):
+    # NOTE: oslo.log logs through the C syslog module, which drops the
+    # messages without a word when there is no /dev/log (as here).
     _run(tmp_path, {'use_syslog': 'true'})
