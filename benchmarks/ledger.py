@@ -7,7 +7,6 @@ data arrives); deliveries per request."""
 import collections
 import datetime
 
-import sqlalchemy as sa
 
 import measure
 import testpath  # noqa: F401  (tests/functional on sys.path)
@@ -23,17 +22,11 @@ def _when(value):
 
 
 def _rows(database, uuids):
-    engine = sa.create_engine(database)
-    try:
-        with engine.connect() as conn:
-            requests = conn.execute(sa.text(
-                'SELECT id, node_uuid, event, status, deliveries, '
-                'created_at FROM requests')).all()
-            transitions = conn.execute(sa.text(
-                'SELECT node_uuid, request_id, event, to_state, at FROM '
-                'transitions ORDER BY id')).all()
-    finally:
-        engine.dispose()
+    requests = batch.query(database, 'SELECT id, node_uuid, event, status, '
+                                     'deliveries, created_at FROM requests')
+    transitions = batch.query(database, 'SELECT node_uuid, request_id, '
+                                        'event, to_state, at FROM '
+                                        'transitions ORDER BY id')
     return ([r for r in requests if r.node_uuid in uuids],
             [t for t in transitions if t.node_uuid in uuids])
 

@@ -180,43 +180,30 @@ setup_project_venv() {
     echo "$want" >"$stamp"
 }
 
-setup_ironic_venv() {
-    local venv=$ROOT/.venv-ironic
-    local stamp=$venv/.ironic-$IRONIC_VERSION-installed
-    if [[ -f $stamp && -x $venv/bin/ironic ]]; then
-        log ".venv-ironic: ironic $IRONIC_VERSION present"
-        return
-    fi
-    [[ -x $venv/bin/python ]] || { log ".venv-ironic: creating"; "$PYTHON" -m venv "$venv"; }
-    log ".venv-ironic: pip install ironic==$IRONIC_VERSION"
-    pip_install "$venv" "ironic==$IRONIC_VERSION"
-    touch "$stamp"
-}
-
-setup_inspector_venv() {
-    local venv=$ROOT/.venv-inspector-${INSPECTOR_VERSION%.*}
-    local stamp=$venv/.ironic-inspector-$INSPECTOR_VERSION-installed
-    if [[ -f $stamp && -x $venv/bin/ironic-inspector ]]; then
-        log "${venv##*/}: ironic-inspector $INSPECTOR_VERSION present"
+# peer_venv DIR STAMP EXECUTABLE PACKAGE...: a venv of its own holding a
+# real peer (DIR under the repo), installed once: STAMP marks a finished
+# install, EXECUTABLE (under DIR/bin) must be there.
+peer_venv() {
+    local venv=$ROOT/$1 stamp=$ROOT/$1/$2 executable=$3
+    shift 3
+    if [[ -f $stamp && -x $venv/bin/$executable ]]; then
+        log "${venv##*/}: $1 present"
         return
     fi
     [[ -x $venv/bin/python ]] || { log "${venv##*/}: creating"; "$PYTHON" -m venv "$venv"; }
-    log "${venv##*/}: pip install ironic-inspector==$INSPECTOR_VERSION"
-    pip_install "$venv" "ironic-inspector==$INSPECTOR_VERSION" pymysql psycopg2-binary
+    log "${venv##*/}: pip install $*"
+    pip_install "$venv" "$@"
     touch "$stamp"
 }
 
-setup_ipa_venv() {
-    local venv=$ROOT/.venv-ipa
-    local stamp=$venv/.ironic-python-agent-$IPA_VERSION-installed
-    if [[ -f $stamp && -x $venv/bin/python ]]; then
-        log ".venv-ipa: ironic-python-agent $IPA_VERSION present"
-        return
-    fi
-    [[ -x $venv/bin/python ]] || { log ".venv-ipa: creating"; "$PYTHON" -m venv "$venv"; }
-    log ".venv-ipa: pip install ironic-python-agent==$IPA_VERSION"
-    pip_install "$venv" "ironic-python-agent==$IPA_VERSION"
-    touch "$stamp"
+setup_peer_venvs() {
+    peer_venv .venv-ironic ".ironic-$IRONIC_VERSION-installed" ironic \
+        "ironic==$IRONIC_VERSION"
+    peer_venv ".venv-inspector-${INSPECTOR_VERSION%.*}" \
+        ".ironic-inspector-$INSPECTOR_VERSION-installed" ironic-inspector \
+        "ironic-inspector==$INSPECTOR_VERSION" pymysql psycopg2-binary
+    peer_venv .venv-ipa ".ironic-python-agent-$IPA_VERSION-installed" \
+        python "ironic-python-agent==$IPA_VERSION"
 }
 
 main() {
@@ -229,9 +216,7 @@ main() {
     start_redis
     start_rabbitmq
     setup_project_venv
-    setup_ironic_venv
-    setup_inspector_venv
-    setup_ipa_venv
+    setup_peer_venvs
     log "done in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN {printf "%.1f", b - a}') s"
 }
 

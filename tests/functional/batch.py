@@ -67,27 +67,21 @@ def ledger(database, uuids):
     """Open requests and the last transitions, to explain a stall."""
     if database is None:
         return ''
-    engine = sa.create_engine(database)
-    with engine.connect() as conn:
-        open_ = conn.execute(sa.text(
-            "SELECT node_uuid, event, status, deliveries, updated_at FROM "
-            "requests WHERE status IN ('pending', 'applied')")).all()
-        last = conn.execute(sa.text(
-            'SELECT node_uuid, actor, event, from_state, to_state, at FROM '
-            'transitions ORDER BY id DESC LIMIT 15')).all()
-    engine.dispose()
+    open_ = query(database, "SELECT node_uuid, event, status, deliveries, "
+                            "updated_at FROM requests WHERE status IN "
+                            "('pending', 'applied')")
+    last = query(database, 'SELECT node_uuid, actor, event, from_state, '
+                           'to_state, at FROM transitions ORDER BY id DESC '
+                           'LIMIT 15')
     return 'open requests:\n%s\nlast transitions:\n%s' % (
         '\n'.join(map(str, open_)), '\n'.join(map(str, last)))
 
 
 def history(database):
-    engine = sa.create_engine(database)
-    with engine.connect() as conn:
-        rows = conn.execute(sa.text(
-            'SELECT node_uuid, request_id, event, from_state, to_state, '
-            'generation FROM transitions ORDER BY id')).all()
-    engine.dispose()
-    return rows
+    """Every committed transition, in order."""
+    return query(database, 'SELECT node_uuid, request_id, event, '
+                           'from_state, to_state, generation FROM '
+                           'transitions ORDER BY id')
 
 
 def assert_each_strict_transition_applied_once(database, uuids):
