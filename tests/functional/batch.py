@@ -12,7 +12,8 @@ import backends
 import ramdisk
 
 
-def macs(i):
+def two_macs(i):
+    """The two MACs of the ``i``-th node's simulated ramdisk."""
     return ['52:54:%02x:%02x:%02x:01' % (i >> 16, (i >> 8) & 255, i & 255),
             '52:54:%02x:%02x:%02x:02' % (i >> 16, (i >> 8) & 255, i & 255)]
 
@@ -20,7 +21,7 @@ def macs(i):
 def create_nodes(ironic, count):
     """Nodes with one PXE port each; their ramdisks report two NICs."""
     seed = uuidlib.uuid4().int % 60000
-    macs = [macs(seed * 256 + i) for i in range(count)]
+    macs = [two_macs(seed * 256 + i) for i in range(count)]
     bmcs = ['198.51.%d.%d' % ((seed + i) % 250, i % 250 + 1)
             for i in range(count)]
     uuids = ironic.create_nodes(
