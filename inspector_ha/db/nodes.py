@@ -35,11 +35,12 @@ def transition(session, node, event, to_state, actor, request_id=None,
                error=None):
     """Commit ``node``'s move to ``to_state`` if nobody moved it first.
 
-    :returns: the seconds the node spent in the state it leaves, or None
-        when its entry is not in the history.
+    :returns: the seconds the node spent in the state it leaves; None
+        when it stays in it (a self-loop) or its entry is not in the
+        history.
     :raises StaleWrite: the node's state or generation changed.
     """
-    entered = _entered_at(session, node)
+    entered = None if to_state == node.state else _entered_at(session, node)
     values = {'state': to_state, 'generation': node.generation + 1}
     if to_state in states.FINAL_STATES:
         values.update(finished_at=timeutils.utcnow(), error=error)
@@ -55,12 +56,14 @@ def transition(session, node, event, to_state, actor, request_id=None,
 
 
 def _entered_at(session, node):
-    """When ``node`` entered its state: the time of the transition that
-    made its generation."""
+    """When ``node`` entered its state: the time of its last transition
+    into that state from another one (self-loops keep it there)."""
     table = models.Transition
     return session.scalar(
-        sa.select(table.at).where(table.node_uuid == node.uuid,
-                                  table.generation == node.generation)
+        sa.select(table.at).where(
+            table.node_uuid == node.uuid, table.to_state == node.state,
+            sa.or_(table.from_state.is_(None),
+                   table.from_state != node.state))
         .order_by(table.id.desc()).limit(1))
 
 

@@ -2,6 +2,7 @@
 
 import datetime
 import threading
+import time
 import uuid as uuidlib
 
 import pytest
@@ -321,3 +322,14 @@ def test_ending_an_attempt_closes_its_other_open_requests_but_reapply(
               for r in (start, reapply, older, timeout)}
     assert status == {start: 'rejected', reapply: 'pending',
                       older: 'pending', timeout: 'pending'}
+
+
+def test_a_self_loop_does_not_leave_the_state_nor_restart_its_clock(
+        store, put_node):
+    uuid = put_node(st.STARTING)
+    time.sleep(0.2)
+    assert store.transaction(nodes.transition, _node(store, uuid), st.START,
+                             st.STARTING, ACTOR) is None
+    stayed = store.transaction(nodes.transition, _node(store, uuid),
+                               st.WAIT, st.WAITING, ACTOR)
+    assert 0.2 <= stayed < 60
