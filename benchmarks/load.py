@@ -37,9 +37,10 @@ class TimedRamdisks(ramdisk.Ramdisks):
     RECENT_PAGE = 50
 
     def __init__(self, ironic_url, api_urls, nodes, concurrency,
-                 poll_interval=1.0):
+                 poll_interval=1.0, **retry):
+        """``retry``: how a ramdisk retries (``ramdisk.IPA13``)."""
         super().__init__(ironic_url, api_urls, nodes,
-                         concurrency=concurrency)
+                         concurrency=concurrency, **retry)
         self._interval = poll_interval
         self.outcomes = measure.Outcomes()
         self.caught_by_full_scan = 0
