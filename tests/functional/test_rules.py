@@ -15,20 +15,8 @@ from inspector_ha.rules import engine
 from inspector_ha.rules import plugins as plugins_mod
 import batch
 import embedded
+import sample_rules
 
-BIG = {'description': 'big nodes',
-       'conditions': [{'op': 'ge', 'field': 'memory_mb', 'value': 4096}],
-       'actions': [
-           {'action': 'set-capability', 'name': 'cpu_count',
-            'value': '{data[inventory][cpu][count]}'},
-           {'action': 'set-attribute', 'path': '/properties/rule_cpus',
-            'value': '{data[inventory][cpu][count]}'},
-           {'action': 'add-trait', 'name': 'CUSTOM_BIG_MEMORY'}]}
-TOO_FEW_CPUS = {'description': 'refuse small CPUs',
-                'conditions': [{'op': 'lt', 'field': 'inventory.cpu.count',
-                                'value': 3}],
-                'actions': [{'action': 'fail',
-                             'message': 'Fewer than 3 CPUs'}]}
 
 
 def _create_rule(url, rule):
@@ -55,7 +43,8 @@ def test_rules_change_matching_nodes_in_ironic_or_fail_them(tmp_path,
         big, small, few = nodes = batch.create_nodes(ironic, 3)
         _shrink(nodes[small], memory_mb=2048)
         _shrink(nodes[few], cpus=2)
-        rules = [_create_rule(url, r) for r in (BIG, TOO_FEW_CPUS)]
+        rules = [_create_rule(url, r) for r in (sample_rules.BIG,
+                                                sample_rules.TOO_FEW_CPUS)]
         listed = requests.get(url + '/v1/rules', timeout=30).json()
         assert [r['uuid'] for r in listed['rules']] == \
             [r['uuid'] for r in rules]
@@ -107,11 +96,12 @@ def test_rules_are_stored_and_read_back_on_the_real_databases(request,
     try:
         created = [store.transaction(rules_db.create,
                                      engine.validate(r, plugins))
-                   for r in (BIG, dict(TOO_FEW_CPUS, scope='x' * 255))]
+                   for r in (sample_rules.BIG,
+                             dict(sample_rules.TOO_FEW_CPUS, scope='x' * 255))]
         assert store.transaction(rules_db.list_all) == created
         with pytest.raises(rules_db.Duplicate):
             store.transaction(rules_db.create, engine.validate(
-                dict(BIG, uuid=created[0]['uuid']), plugins))
+                dict(sample_rules.BIG, uuid=created[0]['uuid']), plugins))
         store.transaction(rules_db.delete, created[0]['uuid'])
         assert store.transaction(rules_db.list_all) == created[1:]
         store.transaction(rules_db.delete_all)

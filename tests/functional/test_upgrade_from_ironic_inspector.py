@@ -24,21 +24,14 @@ import sqlalchemy as sa
 import backends
 import cluster as cluster_mod
 import ramdisk
+import sample_rules
 import upstream
 
-BIG = {'description': 'big nodes',
-       'conditions': [{'op': 'ge', 'field': 'memory_mb', 'value': 4096}],
-       'actions': [
-           {'action': 'set-capability', 'name': 'cpu_count',
-            'value': '{data[inventory][cpu][count]}'},
-           {'action': 'set-attribute', 'path': '/properties/rule_cpus',
-            'value': '{data[inventory][cpu][count]}'},
-           {'action': 'add-trait', 'name': 'CUSTOM_BIG_MEMORY'}]}
-TOO_FEW_CPUS = {'description': 'refuse small CPUs', 'scope': None,
-                'conditions': [{'op': 'lt', 'field': 'inventory.cpu.count',
-                                'value': 3, 'invert': False}],
-                'actions': [{'action': 'fail',
-                             'message': 'Fewer than 3 CPUs'}]}
+#: 12.5's form, with the nulls and defaults an old client sends.
+TOO_FEW_CPUS = dict(
+    sample_rules.TOO_FEW_CPUS, scope=None,
+    conditions=[dict(c, invert=False)
+                for c in sample_rules.TOO_FEW_CPUS['conditions']])
 #: Upstream accepts it; inspector-ha used to refuse it when the timeout
 #: task read it.
 TIMEOUT = 100000
@@ -95,7 +88,7 @@ class Site:
         inspector.close()
 
     def _drive_upstream(self, url, client):
-        self.rules = [client.rules.from_json(r) for r in (BIG,
+        self.rules = [client.rules.from_json(r) for r in (sample_rules.BIG,
                                                           TOO_FEW_CPUS)]
         played = {u: self.payloads[u] for u in self.finished +
                   [self.failed]}
