@@ -101,7 +101,8 @@ def _moving(table):
     return online_migrations.Migration('copy_old_to_new', count, migrate)
 
 
-def test_online_data_migrations_move_in_batches_up_to_max_count(store):
+def _moving_table(store, rows):
+    """A table whose ``old`` column a migration copies into ``new``."""
     meta = sa.MetaData()
     table = sa.Table('moving', meta, sa.Column('id', sa.Integer,
                                                primary_key=True),
@@ -109,8 +110,13 @@ def test_online_data_migrations_move_in_batches_up_to_max_count(store):
                      sa.Column('new', sa.String(8), nullable=True))
     meta.create_all(store.engine)
     with store.engine.begin() as conn:
-        conn.execute(sa.insert(table), [{'id': i, 'old': str(i)}
-                                        for i in range(25)])
+        conn.execute(sa.insert(table), rows)
+    return table
+
+
+def test_online_data_migrations_move_in_batches_up_to_max_count(store):
+    table = _moving_table(store, [{'id': i, 'old': str(i)}
+                                  for i in range(25)])
     mig = [_moving(table)]
     assert online_migrations.remaining(store, mig) == {
         'copy_old_to_new': 25}
@@ -124,14 +130,7 @@ def test_online_data_migrations_move_in_batches_up_to_max_count(store):
 def test_the_contract_guard_names_an_unfinished_online_migration(
         store, monkeypatch, service_conf):
     from inspector_ha.cmd import upgrades
-    meta = sa.MetaData()
-    table = sa.Table('moving', meta, sa.Column('id', sa.Integer,
-                                               primary_key=True),
-                     sa.Column('old', sa.String(8)),
-                     sa.Column('new', sa.String(8), nullable=True))
-    meta.create_all(store.engine)
-    with store.engine.begin() as conn:
-        conn.execute(sa.insert(table), [{'id': 1, 'old': 'a'}])
+    table = _moving_table(store, [{'id': 1, 'old': 'a'}])
     monkeypatch.setattr(online_migrations, 'MIGRATIONS', (_moving(table),))
     blockers = upgrades.contract_blockers(service_conf, store)
     assert blockers == ['online data migration copy_old_to_new has 1 rows '
