@@ -1,63 +1,62 @@
-"""The one service object: it owns every backend connection.
+"""The service object: it builds each component and wires them together.
 
-Built in ``cmd/`` from a ``ConfigOpts``; nothing else in the package keeps
-module-level state. ``stop`` is the process-local SIGTERM flag
-(``sigterm_flag`` in doc/design.md): every blocking wait and sleep waits
-on it.
+Built in ``cmd/`` (and ``wsgi.py``) from a ``ConfigOpts``; nothing else
+in the package keeps module-level state. It owns every backend
+connection (the store, the coordinator, the messaging transport, the
+Ironic client) and hands each component only what that component uses:
+the store, the :class:`~inspector_ha.common.lifecycle.Lifecycle` (the
+process-local stop flag, ``sigterm_flag`` in doc/design.md, and its
+first failure), its own option group, the publisher, a coordinator
+method. No component receives the service.
 """
 
-import logging
 import os
-import threading
 
 from stevedore import driver
 
+from inspector_ha.common import lifecycle
 from inspector_ha.common import retry
+from inspector_ha.coordination import election
 from inspector_ha.coordination import membership
 from inspector_ha.coordination import releases
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import api as db_api
+from inspector_ha.engine import leadership
 from inspector_ha.engine import periodic
+from inspector_ha.engine import tasks
 from inspector_ha.engine import throttle
 from inspector_ha.engine import worker
 from inspector_ha.firewall import base as firewall_base
 from inspector_ha.firewall import bus as firewall_bus
 from inspector_ha.firewall import manager as firewall_mgr
+from inspector_ha.firewall import sources
+from inspector_ha.firewall import watcher
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.messaging import queue
 from inspector_ha.processing import pipeline
 
-LOG = logging.getLogger(__name__)
 DATA_STORES = 'inspector_ha.introspection_data.store'
 
 
 class Service:
+    """Every backend connection of one process, and what it runs.
+
+    ``start`` runs the workers, the periodic leaders, the firewall and
+    the membership this process takes part in; ``shutdown`` stops them
+    in order and closes the connections.
+    """
+
     def __init__(self, conf):
         self.conf = conf
-        self.stop = threading.Event()
-        self.failure = None
+        self.lifecycle = lifecycle.Lifecycle()
         self.member_id = '%s.%d' % (conf.host, os.getpid())
-        self.store = db_api.Store(
-            conf.database.connection,
-            db_api.retry_policy(conf.database, self.stop),
-            conf.database.max_pool_size,
-            conf.database.idle_transaction_timeout)
-        self.coordinator = tooz_backend.Coordinator(
-            conf.coordination.backend_url, self.member_id,
-            tooz_backend.retry_policy(conf.coordination, self.stop),
-            conf.coordination.lease_timeout)
+        self.store = _store(conf, self.stop)
+        self.coordinator = _coordinator(conf, self.member_id, self.stop)
         self.releases = releases.Releases(
             self.coordinator, conf.pin_release_version,
             conf.coordination.lease_timeout)
         self.transport = queue.get_transport(conf)
-        if 'oslo_messaging_rabbit' in conf:
-            # One unacknowledged message per worker thread.
-            conf.set_default('rabbit_qos_prefetch_count', 1,
-                             group='oslo_messaging_rabbit')
-            # NOTE: the driver's option is whole seconds, at least 1.
-            conf.set_default('rabbit_retry_interval',
-                             max(1, round(conf.queue.retry_timeout)),
-                             group='oslo_messaging_rabbit')
+        _tune_rabbit(conf)
         self.publisher = queue.Publisher(self.transport, conf.queue.topic,
                                          self.member_id,
                                          conf.queue.retry_count,
@@ -71,48 +70,133 @@ class Service:
             self.coordinator, conf.worker.reboot_throttle, self.stop)
         self._consumer = None
         self.membership = None
-        self.leader_tasks = []
+        self.leader_loops = []
         self.firewall = None
         self.bus = None
 
-    def start(self, workers=True, periodic_tasks=True, firewall=None):
+    @property
+    def stop(self):
+        """The process's stop flag (set on SIGTERM or a failure)."""
+        return self.lifecycle.stop
+
+    @property
+    def failure(self):
+        """The backend failure that stopped the process, or None."""
+        return self.lifecycle.failure
+
+    def fail(self, exc):
+        self.lifecycle.fail(exc)
+
+    def start(self, workers=True, periodic_jobs=True, firewall=None):
         """Start what this process runs; ``firewall`` defaults to
         ``workers`` (API-only processes take no part in the PXE
         firewall) and needs a ``[pxe_filter] driver`` other than noop."""
         self.coordinator.start()
         if workers and self.conf.pxe_filter.whitelist_pubsub:
-            self.bus = firewall_bus.Bus(self.conf, self.member_id,
-                                       self.releases)
+            self.bus = self._bus()
         if firewall is None:
             firewall = workers
         if firewall and self.conf.pxe_filter.driver != 'noop':
             self._start_firewall()
         if workers:
-            self._consumer = queue.Consumer(
-                self.transport, self.conf.queue.topic,
-                worker.Worker(self).handle, self.conf.worker.pool_size,
-                self.conf.worker.queue_get_timeout, self.stop,
-                self.conf.worker.requeue_delay)
-            self._consumer.start()
-            worker.Watch(self).start()
-        roles = ['api'] if not workers else ['worker']
-        self.membership = membership.Membership(self, roles,
-                                                self.reset_leaderships)
+            self._start_workers()
+        self.membership = membership.Membership(
+            self.coordinator, self.lifecycle, self.conf.coordination,
+            self.conf.host, ['worker'] if workers else ['api'],
+            self.reset_leaderships, self._shown)
         self.membership.enter()
         self.membership.start()
-        if periodic_tasks:
-            self.leader_tasks = periodic.tasks(self)
-            for task in self.leader_tasks:
-                task.start()
+        if periodic_jobs:
+            self.leader_loops = self._leader_loops()
+            for loop in self.leader_loops:
+                loop.start()
+
+    def tasks(self):
+        """The tasks bound to transitions, as a worker runs them."""
+        return tasks.Tasks(self.ironic, self.store, self.announce_whitelist,
+                           self.throttle, self.pipeline, self.data_store,
+                           self.conf)
+
+    def worker(self):
+        """A worker: its ``handle`` takes one delivered request."""
+        return worker.Worker(self.store, self.coordinator.node_lock,
+                             self.tasks(), self.announce_whitelist,
+                             self.lifecycle, self.conf.worker,
+                             self.member_id)
+
+    def watch(self, hard_exit=os._exit):
+        """The backend watch of an (idle) worker process."""
+        conf = self.conf
+        probe = queue.broker_probe(conf, conf.queue.probe_timeout)
+        broker = None if probe is None else (probe, retry.RetryPolicy(
+            'queue', conf.queue.retry_count, conf.queue.retry_timeout,
+            self.stop, (queue.BrokerUnreachable,)))
+        return worker.Watch(self.store, broker, self.lifecycle,
+                            conf.worker, hard_exit)
+
+    def election(self, name):
+        """This member's campaign for the leadership ``name``."""
+        return election.Election(name, self.coordinator, self.store)
+
+    def list_ports(self, after=None):
+        """Ironic's ports as the black-list takes them."""
+        return sources.ironic_ports(
+            self.ironic, self.conf.pxe_filter.ethoib_interfaces, after=after)
+
+    def _start_workers(self):
+        self._consumer = queue.Consumer(
+            self.transport, self.conf.queue.topic, self.worker().handle,
+            self.conf.worker.pool_size, self.conf.worker.queue_get_timeout,
+            self.stop, self.conf.worker.requeue_delay)
+        self._consumer.start()
+        self.watch().start()
+
+    def _leader_loops(self):
+        """The periodic leaders this configuration enables."""
+        found = [self._leader_loop(name, period, job) for name, period, job
+                 in periodic.jobs(self.conf, self.store, self.publisher,
+                                  self.ironic)]
+        period = self.conf.pxe_filter.port_watch_period
+        if self.firewall is not None and period:
+            # NOTE: it writes nothing, so its (frequent) runs are not logged.
+            found.append(self._leader_loop(
+                'port_watch', period,
+                watcher.PortWatcher(self.bus, self.list_ports),
+                log_runs=False))
+        return found
+
+    def _leader_loop(self, name, period, job, log_runs=True):
+        return leadership.LeaderLoop(
+            self.election(name), period, job, self.lifecycle,
+            self.conf.periodic.campaign_period, log_runs)
+
+    def _bus(self):
+        return firewall_bus.Bus(self.conf, self.member_id, self.releases)
 
     def _start_firewall(self):
         if self.bus is None:
-            self.bus = firewall_bus.Bus(self.conf, self.member_id,
-                                       self.releases)
+            self.bus = self._bus()
         self.firewall = firewall_mgr.Firewall(
-            self, firewall_base.load(self.conf, self.stop), self.bus)
+            firewall_base.load(self.conf, self.stop), self.bus,
+            self.election(firewall_mgr.LEADERSHIP), self.store,
+            self.lifecycle, self.conf.pxe_filter,
+            self.conf.periodic.campaign_period)
         self.firewall.start()
-        firewall_mgr.BlacklistSync(self, self.firewall.lists).start()
+        firewall_mgr.BlacklistSync(
+            self.firewall.lists, self.list_ports,
+            self.conf.pxe_filter.sync_period, self.stop).start()
+
+    def _shown(self):
+        """What this member shows in the group besides who it is: the
+        fenced writes of its leaderships, its firewall state."""
+        shown = {'fenced_writes': {t.job_name: t.fenced_writes
+                                   for t in self.leader_loops
+                                   if t.fenced_writes}}
+        if self.firewall is not None:
+            shown['firewall'] = {k: v for k, v in
+                                 self.firewall.describe().items()
+                                 if k != 'lease_remaining'}
+        return shown
 
     def announce_whitelist(self, op, node_uuid, macs):
         """Tell the firewall party a node's MACs are (no longer) under
@@ -122,39 +206,56 @@ class Service:
 
     def reset_leaderships(self):
         """The group shrank: every leadership is given up and re-run."""
-        for task in self.leader_tasks:
-            task.reset.set()
+        for loop in self.leader_loops:
+            loop.reset.set()
         if self.firewall is not None:
             self.firewall.reset.set()
             self.firewall.lists.changed.set()
 
-    def fail(self, exc):
-        """A backend is gone for good: stop the whole process.
-
-        ``Interrupted`` only follows a stop already under way (SIGTERM, or
-        another failure): it is no failure of its own.
-        """
-        if self.failure is None and not isinstance(exc, retry.Interrupted):
-            LOG.error('Stopping the service: %s', exc)
-            self.failure = exc
-        self.stop.set()
-
     def shutdown(self):
         self.stop.set()
+        timeout = self.conf.worker.shutdown_timeout
         if self._consumer is not None:
-            self._consumer.wait(self.conf.worker.shutdown_timeout)
+            self._consumer.wait(timeout)
         self.reset_leaderships()
-        for thread in self.leader_tasks:
-            thread.join(timeout=self.conf.worker.shutdown_timeout)
+        for thread in self.leader_loops:
+            thread.join(timeout=timeout)
         if self.firewall is not None:
             self.firewall.lists.changed.set()
-            self.firewall.join(timeout=self.conf.worker.shutdown_timeout)
+            self.firewall.join(timeout=timeout)
         if self.bus is not None:
             self.bus.close()
         if self.membership is not None:
-            self.membership.join(timeout=self.conf.worker.shutdown_timeout)
+            self.membership.join(timeout=timeout)
             self.membership.leave()
         self.publisher.close()
         self.coordinator.stop()
         self.transport.cleanup()
         self.store.dispose()
+
+
+def _store(conf, stop):
+    return db_api.Store(conf.database.connection,
+                        db_api.retry_policy(conf.database, stop),
+                        conf.database.max_pool_size,
+                        conf.database.idle_transaction_timeout)
+
+
+def _coordinator(conf, member_id, stop):
+    return tooz_backend.Coordinator(
+        conf.coordination.backend_url, member_id,
+        tooz_backend.retry_policy(conf.coordination, stop),
+        conf.coordination.lease_timeout)
+
+
+def _tune_rabbit(conf):
+    """oslo.messaging's RabbitMQ driver options this service needs."""
+    if 'oslo_messaging_rabbit' not in conf:
+        return
+    # One unacknowledged message per worker thread.
+    conf.set_default('rabbit_qos_prefetch_count', 1,
+                     group='oslo_messaging_rabbit')
+    # NOTE: the driver's option is whole seconds, at least 1.
+    conf.set_default('rabbit_retry_interval',
+                     max(1, round(conf.queue.retry_timeout)),
+                     group='oslo_messaging_rabbit')

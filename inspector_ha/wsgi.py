@@ -14,8 +14,8 @@ from inspector_ha import service as service_mod
 def init_application(argv=()):
     conf = common.load_config(list(argv))
     service = service_mod.Service(conf)
-    probes = health.Probes.for_service(service, coordination=False)
-    service.start(workers=False, periodic_tasks=False)
+    probes = health.Probes.for_backends(conf, service.store)
+    service.start(workers=False, periodic_jobs=False)
     return api_app.mount(health.Router({}), service, probes)
 
 

@@ -161,7 +161,16 @@ SQL
 
 # --- virtualenvs -------------------------------------------------------------
 
-project_stamp() { cat "$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml" "$ROOT/tests/plugins/upstream_style/pyproject.toml" | sha256sum | cut -d' ' -f1; }
+# The test plugin packages (tests/plugins/*), installed into .venv below.
+TEST_PLUGINS=(upstream_style out_of_tree)
+
+project_stamp() {
+    local plugin files=("$ROOT/setup.py" "$ROOT/setup.cfg" "$ROOT/pyproject.toml")
+    for plugin in "${TEST_PLUGINS[@]}"; do
+        files+=("$ROOT/tests/plugins/$plugin/pyproject.toml")
+    done
+    cat "${files[@]}" | sha256sum | cut -d' ' -f1
+}
 
 setup_project_venv() {
     local venv=$ROOT/.venv
@@ -175,8 +184,13 @@ setup_project_venv() {
     log ".venv: pip install -e '.[backends,test]'"
     rm -f "$stamp"
     pip_install "$venv" -e "${ROOT}[backends,test]"
-    # A plugin written for ironic-inspector's interfaces (the adapter's test).
-    pip_install "$venv" --no-deps -e "${ROOT}/tests/plugins/upstream_style"
+    # upstream_style: a plugin written for ironic-inspector's interfaces
+    # (the adapter's test); out_of_tree: a PXE filter driver and a
+    # processing hook of another package (entry points only).
+    local plugin
+    for plugin in "${TEST_PLUGINS[@]}"; do
+        pip_install "$venv" --no-deps -e "${ROOT}/tests/plugins/$plugin"
+    done
     echo "$want" >"$stamp"
 }
 

@@ -10,27 +10,27 @@ ports alone). A node found in another state is refused with 400.
 
 import logging
 
-from inspector_ha.api import checks
 from inspector_ha.api import errors
+from inspector_ha.ironic import bmc
 from inspector_ha.processing.hooks import interfaces
 
 LOG = logging.getLogger(__name__)
 STATES = interfaces.ACTIVE_STATES
 
 
-def find(service, data):
+def find(ironic, conf, data):
     """The UUID of the active Ironic node the data is for, or None (the
     option is off, or Ironic has no such node)."""
-    if not service.conf.processing.permit_active_introspection:
+    if not conf.processing.permit_active_introspection:
         return None
-    uuid = _by_mac(service.ironic, interfaces.lookup_macs(data)) or \
-        _by_bmc(service, interfaces.lookup_bmcs(data))
+    uuid = _by_mac(ironic, interfaces.lookup_macs(data)) or \
+        _by_bmc(ironic, conf.ipmi_address_fields,
+                interfaces.lookup_bmcs(data))
     if uuid is None:
         LOG.debug('Active node introspection is enabled, but no Ironic '
                   'node has these MACs or BMC addresses')
         return None
-    state = service.ironic.get_node(uuid, fields=['uuid',
-                                                  'provision_state'])
+    state = ironic.get_node(uuid, fields=['uuid', 'provision_state'])
     if state.provision_state not in STATES:
         raise errors.ApiError('Node %s is not active, its provision state '
                               'is %s' % (uuid, state.provision_state))
@@ -46,10 +46,11 @@ def _by_mac(ironic, macs):
     return None
 
 
-def _by_bmc(service, bmcs):
+def _by_bmc(ironic, address_fields, bmcs):
     if not bmcs:
         return None
-    for node in service.ironic.nodes_with_driver_info():
-        if set(bmcs) & set(checks.bmc_addresses(service.conf, node)):
+    for node in ironic.nodes_with_driver_info():
+        found = bmc.bmc_addresses(node, address_fields)
+        if set(bmcs) & set(found):
             return node.id
     return None

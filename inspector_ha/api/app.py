@@ -1,4 +1,7 @@
-"""The Flask application factory; one app per service object."""
+"""The Flask application factory; one app per service object.
+
+:func:`create_app` and :func:`mount` are where the API takes the service
+apart: each view class gets the pieces it uses."""
 
 import time
 
@@ -11,6 +14,7 @@ from inspector_ha.api import auth
 from inspector_ha.api import errors
 from inspector_ha.api import health
 from inspector_ha.api import introspection
+from inspector_ha.api import nodes
 from inspector_ha.api import openapi
 from inspector_ha.api import rules
 from inspector_ha.api import v1
@@ -33,9 +37,8 @@ def create_app(service):
     app.add_url_rule('/', 'root', versions.root, methods=['GET'])
     app.add_url_rule('/<version>', 'version_root', versions.version_root,
                      methods=['GET'])
-    v1.V1(service).register(app)
-    introspection.Introspection(service).register(app)
-    rules.Rules(service).register(app)
+    for views in _views(service):
+        views.register(app)
     openapi.register(app)
     app.wsgi_app = proxy_fix.ProxyFix(app.wsgi_app, x_for=1, x_proto=1,
                                       x_host=1, x_port=1, x_prefix=1)
@@ -46,6 +49,15 @@ def create_app(service):
     # NOTE: outermost, so every answer (401s too) has its request id.
     app.wsgi_app = request_id.RequestId(app.wsgi_app)
     return app
+
+
+def _views(service):
+    conf = service.conf
+    shared = nodes.Nodes(service.store, service.publisher, service.ironic)
+    return [v1.V1(shared, conf, service.pipeline, service.data_store,
+                  service.releases, service.member_id),
+            introspection.Introspection(shared, service.data_store, conf),
+            rules.Rules(service.store)]
 
 
 def _bind_context():

@@ -39,16 +39,16 @@ class Probes:
         self._cached = (float('-inf'), [])
 
     @classmethod
-    def for_service(cls, service, coordination):
-        """Database and broker; plus coordination when ``coordination``."""
-        checks = [('database', lambda: _ping_database(service.store))]
-        broker = queue.broker_probe(service.conf,
-                                    service.conf.queue.probe_timeout)
+    def for_backends(cls, conf, store, coordinator=None):
+        """The database and the broker of ``conf``; plus coordination
+        when a ``coordinator`` is given."""
+        checks = [('database', lambda: _ping_database(store))]
+        broker = queue.broker_probe(conf, conf.queue.probe_timeout)
         if broker is not None:
             checks.append(('broker', broker))
-        if coordination:
+        if coordinator is not None:
             checks.append(('coordination',
-                           lambda: _ping_coordination(service.coordinator)))
+                           lambda: coordinator.ping(timeout=5)))
         return cls(checks)
 
     def failures(self):
@@ -74,10 +74,6 @@ def _error(check):
 def _ping_database(store):
     with store.engine.connect() as conn:
         conn.execute(sa.text('SELECT 1'))
-
-
-def _ping_coordination(coordinator):
-    coordinator.raw.get_groups().get(timeout=5)
 
 
 class BackendsCheck(pluginbase.HealthcheckBaseExtension):

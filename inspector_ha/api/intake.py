@@ -8,7 +8,7 @@ import uuid as uuidlib
 
 from inspector_ha.db import lookup
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 
 
@@ -40,7 +40,7 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store,
                                 request_id)
     nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
     data_store.delete(session, uuid)
-    requests.add(session, uuid, st.START, attempt, request_id=request_id,
+    ledger.add(session, uuid, st.START, attempt, request_id=request_id,
                  payload={'node': snapshot} if snapshot else None)
     return request_id
 
@@ -60,19 +60,19 @@ def process(session, uuid, data, raw, data_store, early=True):
                          'introspection, retry later' % uuid)
     if node.state not in (st.STARTING, st.WAITING, st.ENROLLING):
         raise nodes.InvalidState(uuid, node.state, 'processing data')
-    for request in requests.for_node(session, uuid):
+    for request in ledger.for_node(session, uuid):
         if (request.event == st.PROCESS and request.attempt == node.attempt
-                and request.status in requests.OPEN):
+                and request.status in ledger.OPEN):
             return None
     data_store.save(session, uuid, raw, False)
-    return requests.add(session, uuid, st.PROCESS, node.attempt,
+    return ledger.add(session, uuid, st.PROCESS, node.attempt,
                         payload=data).id
 
 
 def event(session, uuid, name, payload=None):
     """Queue ``name`` (abort, error) for the current attempt of a node."""
     node = _existing(session, uuid)
-    return requests.add(session, uuid, name, node.attempt,
+    return ledger.add(session, uuid, name, node.attempt,
                         payload=payload).id
 
 
@@ -104,7 +104,7 @@ def reapply(session, uuid, data, data_store):
         data = data_store.get(session, uuid, False)
     else:
         data_store.save(session, uuid, data, False)
-    return requests.add(session, uuid, st.REAPPLY, node.attempt,
+    return ledger.add(session, uuid, st.REAPPLY, node.attempt,
                         payload=data).id
 
 
@@ -133,8 +133,8 @@ def enroll(session, uuid, data, raw, data_store, macs, bmc_addresses,
     nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
     data_store.save(session, uuid, raw, False)
     if error:
-        return requests.add(session, uuid, st.FAIL, attempt,
+        return ledger.add(session, uuid, st.FAIL, attempt,
                             payload={'error': error},
                             request_id=request_id).id
-    return requests.add(session, uuid, st.PROCESS, attempt, payload=data,
+    return ledger.add(session, uuid, st.PROCESS, attempt, payload=data,
                         request_id=request_id).id

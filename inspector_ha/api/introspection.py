@@ -28,9 +28,17 @@ REAPPLY_NEEDS_STORE = (
     '[processing]store_data configuration option to change this.')
 
 
-class Introspection(v1.V1):
-    """Shares :class:`~inspector_ha.api.v1.V1`'s helpers (transactions,
-    publishing, node name resolution); registers its own routes."""
+class Introspection:
+    """:param nodes: the shared :class:`~inspector_ha.api.nodes.Nodes`.
+    :param data_store: where introspection data is kept.
+    :param conf: the configuration (``api_max_limit``, the longest page).
+    """
+
+    def __init__(self, nodes, data_store, conf):
+        self._nodes = nodes
+        self._data_store = data_store
+        self._conf = conf
+        self._tx = nodes.tx
 
     def register(self, app):
         data = '/v1/introspection/<node_id>/data'
@@ -44,7 +52,7 @@ class Introspection(v1.V1):
 
     def statuses(self):
         args = flask.request.args
-        rows = self._tx(listing.page, _limit(args, self._svc.conf),
+        rows = self._tx(listing.page, _limit(args, self._conf.api_max_limit),
                         _marker(args), _states(args))
         return flask.jsonify(
             {'introspection': [v1.status_of(row) for row in rows]})
@@ -56,25 +64,24 @@ class Introspection(v1.V1):
         return self._data(node_id, False)
 
     def _data(self, node_id, processed):
-        data = self._tx(self._svc.data_store.get, self._uuid(node_id),
+        data = self._tx(self._data_store.get, self._nodes.uuid(node_id),
                         processed)
         return flask.Response(json.dumps(data),
                               mimetype='application/json')
 
     def reapply(self, node_id):
         data = _optional_object()
-        if data is None and not self._svc.data_store.enabled:
+        if data is None and not self._data_store.enabled:
             raise errors.ApiError(REAPPLY_NEEDS_STORE)
-        uuid = self._uuid(node_id)
+        uuid = self._nodes.uuid(node_id)
         request_id = self._tx(intake.reapply, uuid, data,
-                              self._svc.data_store)
-        self._publish(request_id, uuid, st.REAPPLY)
+                              self._data_store)
+        self._nodes.publish(request_id, uuid, st.REAPPLY)
         return v1.accepted()
 
 
-def _limit(args, conf):
+def _limit(args, maximum):
     """``limit``: 0 or absent means the maximum, ``api_max_limit``."""
-    maximum = conf.api_max_limit
     try:
         limit = int(args.get('limit', 0)) or maximum
     except ValueError as exc:

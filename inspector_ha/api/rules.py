@@ -15,8 +15,10 @@ SHORT = ('uuid', 'description', 'scope')
 
 
 class Rules:
-    def __init__(self, service):
-        self._svc = service
+    """:param store: the SQL store the rules are kept in."""
+
+    def __init__(self, store):
+        self._store = store
         self._plugins = plugins.Plugins()
 
     def register(self, app):
@@ -54,7 +56,7 @@ class Rules:
         return _no_content()
 
     def _tx(self, func, *args):
-        return self._svc.store.transaction(func, *args)
+        return self._store.transaction(func, *args)
 
 
 def _links(uuid):

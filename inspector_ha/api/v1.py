@@ -4,9 +4,7 @@ import copy
 import logging
 
 import flask
-from openstack import exceptions as sdk_exc
 from oslo_utils import strutils
-from oslo_utils import uuidutils
 
 from inspector_ha.api import active
 from inspector_ha.api import body
@@ -20,7 +18,7 @@ from inspector_ha.common import retry
 from inspector_ha.common import timeutils
 from inspector_ha.db import lookup
 from inspector_ha.fsm import states as st
-from inspector_ha.ironic import client as ironic_client
+from inspector_ha.ironic import bmc
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
 from inspector_ha.processing import ramdisk_logs
@@ -31,9 +29,28 @@ LOOKUP_ERROR = 'Look up error: Could not find a node for attributes %s'
 
 
 class V1:
-    def __init__(self, service):
-        self._svc = service
-        self._not_found = not_found.load(service.conf, service.ironic)
+    """Start, status and abort of one node, and the ramdisk's
+    ``/v1/continue``.
+
+    :param nodes: the shared :class:`~inspector_ha.api.nodes.Nodes`.
+    :param conf: the configuration (``[processing]``, boot, BMC fields).
+    :param pipeline: the processing hooks (``before_processing``).
+    :param data_store: where introspection data is kept.
+    :param releases: which wire forms every member reads.
+    :param member_id: this process, recorded on the requests it takes.
+    """
+
+    def __init__(self, nodes, conf, pipeline, data_store, releases,
+                 member_id):
+        self._nodes = nodes
+        self._conf = conf
+        self._pipeline = pipeline
+        self._data_store = data_store
+        self._releases = releases
+        self._member_id = member_id
+        self._not_found = not_found.load(conf, nodes.ironic)
+        self._tx = nodes.tx
+        self._publish = nodes.publish
 
     def register(self, app):
         rules = [('/v1/introspection/<node_id>', self.start, ['POST']),
@@ -45,35 +62,27 @@ class V1:
             app.add_url_rule(path, view.__name__ + path, view,
                              methods=methods, strict_slashes=False)
 
-    def _tx(self, func, *args):
-        """Run ``func`` in a store transaction; what it raises maps to
-        HTTP codes through :data:`inspector_ha.api.errors.CODES`."""
-        return self._svc.store.transaction(func, *args)
-
-    def _publish(self, request_id, uuid, event):
-        if request_id is not None:
-            LOG.info('Queued %s of node %s as request %s', event, uuid,
-                     request_id)
-            self._svc.publisher.publish(request_id, uuid, event)
-
     def start(self, node_id):
-        manage_boot = _manage_boot(self._svc.conf)
-        node = self._ironic_node(node_id)
-        checks.check_startable(self._svc, node, manage_boot)
-        bmcs = checks.bmc_addresses(self._svc.conf, node)
+        manage_boot = _manage_boot(self._conf)
+        node = self._nodes.ironic_node(node_id)
+        checks.check_startable(
+            self._nodes.ironic, node, manage_boot,
+            self._conf.processing.permit_active_introspection)
+        bmcs = bmc.bmc_addresses(node,
+                                self._conf.ipmi_address_fields)
         request_id = self._tx(intake.start, node.id, manage_boot, bmcs,
-                              self._svc.member_id, self._svc.data_store,
+                              self._member_id, self._data_store,
                               node.to_dict(computed=False))
         self._publish(request_id, node.id, st.START)
         metrics.STARTED.labels('start').inc()
         return accepted()
 
     def status(self, node_id):
-        uuid = self._uuid(node_id)
+        uuid = self._nodes.uuid(node_id)
         return flask.jsonify(status_of(self._tx(intake.node, uuid)))
 
     def abort(self, node_id):
-        uuid = self._uuid(node_id)
+        uuid = self._nodes.uuid(node_id)
         request_id = self._tx(intake.event, uuid, st.ABORT)
         self._publish(request_id, uuid, st.ABORT)
         return accepted()
@@ -82,15 +91,15 @@ class V1:
         data = ramdisk_payload()
         logs = data.pop('logs', None)
         flask.g.ramdisk_node = None
-        always = self._svc.conf.processing.always_store_ramdisk_logs
+        always = self._conf.processing.always_store_ramdisk_logs
         try:
             response = self._continue(data, None if always else logs)
         except errors.ApiError:
-            ramdisk_logs.save(self._svc.conf, logs, data,
+            ramdisk_logs.save(self._conf, logs, data,
                               flask.g.ramdisk_node)
             raise
         if always:
-            ramdisk_logs.save(self._svc.conf, logs, data,
+            ramdisk_logs.save(self._conf, logs, data,
                               flask.g.ramdisk_node)
         return response
 
@@ -98,7 +107,7 @@ class V1:
         """Record the post; ``logs`` (or None) go to the worker, which
         saves them if processing fails."""
         raw = copy.deepcopy(data)
-        failures = self._svc.pipeline.before_processing(data)
+        failures = self._pipeline.before_processing(data)
         uuid = flask.g.ramdisk_node = self._lookup(data)
         if uuid is None:
             return self._not_in_cache(data, raw, failures)
@@ -108,12 +117,12 @@ class V1:
                                   {'error': message})
             self._publish(request_id, uuid, st.FAIL)
             raise errors.ApiError(message, 400)
-        early = self._svc.releases.allows(intake.PARKING_RELEASE)
+        early = self._releases.allows(intake.PARKING_RELEASE)
         if early:
             # NOTE: workers of 0.1.0 would keep the logs in the data.
-            data = ramdisk_logs.carry(self._svc.conf, data, logs)
+            data = ramdisk_logs.carry(self._conf, data, logs)
         request_id = self._tx(intake.process, uuid, data, raw,
-                              self._svc.data_store, early)
+                              self._data_store, early)
         self._publish(request_id, uuid, st.PROCESS)
         return flask.jsonify({'uuid': uuid})
 
@@ -123,7 +132,7 @@ class V1:
         macs = interfaces.lookup_macs(data)
         bmcs = interfaces.lookup_bmcs(data)
         try:
-            return self._svc.store.transaction(lookup.find, macs, bmcs)
+            return self._tx(lookup.find, macs, bmcs)
         except lookup.NotFound:
             return None
         except lookup.Ambiguous as exc:
@@ -134,7 +143,7 @@ class V1:
         node's (``permit_active_introspection``), else the node-not-found
         hook's, which runs even when a pre-processing hook failed; no
         hook: 400 with "Look up error" among the failures."""
-        uuid = active.find(self._svc, data)
+        uuid = active.find(self._nodes.ironic, self._conf, data)
         if uuid is not None:
             return self._record(data, raw, failures, uuid, discovered=False)
         if self._not_found is None:
@@ -165,9 +174,9 @@ class V1:
         error = base.pre_hooks_failed(failures) if failures else None
         try:
             request_id = self._tx(
-                intake.enroll, uuid, data, raw, self._svc.data_store,
+                intake.enroll, uuid, data, raw, self._data_store,
                 interfaces.lookup_macs(data), interfaces.lookup_bmcs(data),
-                self._svc.member_id, error, discovered)
+                self._member_id, error, discovered)
         except Exception:
             if discovered:
                 self._forget(uuid)
@@ -182,27 +191,10 @@ class V1:
         """Delete a node just enrolled whose row could not be written, so
         that the ramdisk's retry can enroll it again."""
         try:
-            self._svc.ironic.delete_node(uuid)
+            self._nodes.ironic.delete_node(uuid)
         except Exception:
             LOG.exception('Cannot delete node %s, enrolled by discovery '
                           'but not recorded', uuid)
-
-    def _ironic_node(self, node_id):
-        try:
-            return self._svc.ironic.get_node(node_id)
-        except ironic_client.NotFound:
-            raise errors.ApiError('Node %s was not found in Ironic' %
-                                  node_id, 404) from None
-        except sdk_exc.BadRequestException as exc:
-            # NOTE: Ironic refuses an identifier that is neither a UUID nor
-            # a valid name with 400; upstream's text for it.
-            raise errors.ApiError('Cannot get node %s: %s' %
-                                  (node_id, exc)) from None
-
-    def _uuid(self, node_id):
-        if uuidutils.is_uuid_like(node_id):
-            return node_id
-        return self._ironic_node(node_id).id
 
 
 def status_of(node):

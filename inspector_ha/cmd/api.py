@@ -32,12 +32,13 @@ def serve(conf, all_in_one=False):
     if all_in_one:
         migration.upgrade(conf.database.connection)
     service = service_mod.Service(conf)
-    probes = health.Probes.for_service(service, coordination=all_in_one)
+    probes = health.Probes.for_backends(
+        conf, service.store, service.coordinator if all_in_one else None)
     api_app.mount(router, service, probes)
     common.on_signals(server.Drain(probes, listener, service.stop,
                                    conf.api.drain_time), conf)
     if not common.start(service, workers=all_in_one,
-                        periodic_tasks=all_in_one):
+                        periodic_jobs=all_in_one):
         return 1
     common.ready(listener)
     service.stop.wait()

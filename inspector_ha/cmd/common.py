@@ -49,8 +49,14 @@ def load_config(argv, allow_embedded=False):
 
 def _check_values(conf):
     """Read every option once: a bad value is one line and exit 2 now,
-    not a traceback later (oslo.config checks a value when it is read)."""
-    for group, opts in opts_mod.list_opts():
+    not a traceback later (oslo.config checks a value when it is read).
+    So is a plugin that is not installed; the chosen plugins' own
+    options are registered here, and read too."""
+    try:
+        groups = opts_mod.register_chosen(conf)
+    except ValueError as exc:
+        fail(str(exc))
+    for group, opts in groups:
         section = conf if group is None else conf[group]
         for opt in opts:
             try:

@@ -34,7 +34,7 @@ CLI_OPTS = [
 
 
 def collect(service):
-    return {'members': membership.members(service.coordinator.raw),
+    return {'members': membership.members(service.coordinator),
             'leaders': service.store.transaction(_leaders),
             'open_requests': service.store.transaction(_open_requests),
             'nodes': service.store.transaction(_nodes_per_state)}

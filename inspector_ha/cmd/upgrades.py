@@ -30,7 +30,7 @@ def member_versions(conf):
         conf.coordination.lease_timeout)
     coordinator.start()
     try:
-        return coordinator.call(releases.member_versions, coordinator.raw)
+        return coordinator.call(releases.member_versions, coordinator)
     except tooz_coordination.GroupNotCreated:
         return {}
     finally:

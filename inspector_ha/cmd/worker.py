@@ -20,12 +20,13 @@ def main(argv=None):
     router = health.Router({})
     listener = common.health_listener(conf, router)
     service = service_mod.Service(conf)
-    probes = health.Probes.for_service(service, coordination=True)
+    probes = health.Probes.for_backends(
+        conf, service.store, service.coordinator)
     router.routes[health.PATH] = health.middleware(conf, probes)
     if conf.metrics.enabled:
         router.routes[metrics.PATH] = metrics.app()
     common.on_signals(service.stop.set, conf)
-    if not common.start(service, workers=True, periodic_tasks=True):
+    if not common.start(service, workers=True, periodic_jobs=True):
         return 1
     if not common.serve_metrics(conf):
         service.shutdown()

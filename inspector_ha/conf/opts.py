@@ -1,20 +1,40 @@
-"""The list of all options, for registration and oslo-config-generator."""
+"""The list of all options, for registration and oslo-config-generator.
+
+The service's own groups are modules here; a plugin's own group (a PXE
+filter driver's ``[iptables]``, ``[nftables]``, ``[dnsmasq_pxe_filter]``)
+lives with the plugin and is found through its entry point
+(:mod:`inspector_ha.conf.plugins`).
+"""
 
 from inspector_ha.conf import (accelerators, api, auth, capabilities,
                                coordination, cors, database, default,
-                               discovery, dnsmasq_pxe_filter, extra_hardware,
-                               healthcheck, ironic, iptables, metrics,
-                               nftables, pci_devices, periodic,
-                               port_physnet, processing, pxe_filter, queue,
-                               tls, worker)
+                               discovery, extra_hardware, healthcheck,
+                               ironic, metrics, pci_devices, periodic,
+                               plugins, port_physnet, processing,
+                               pxe_filter, queue, tls, worker)
 
 _MODULES = (default, api, tls, auth, worker, queue, coordination, database,
             ironic, processing, periodic, discovery, capabilities, pci_devices,
             port_physnet, extra_hardware, accelerators, pxe_filter,
-            iptables, nftables, dnsmasq_pxe_filter, healthcheck, metrics,
-            cors)
+            healthcheck, metrics, cors)
+
+
+def service_opts():
+    """``[(group, [opts])]`` of the service's own groups (registered on
+    every ``ConfigOpts`` by :func:`inspector_ha.conf.register_opts`)."""
+    return [(m.GROUP, list(m.OPTS)) for m in _MODULES]
 
 
 def list_opts():
-    """Return ``[(group, [opts])]`` for every option group."""
-    return [(m.GROUP, list(m.OPTS)) for m in _MODULES]
+    """``[(group, [opts])]`` of every option group: the service's, then
+    each installed plugin's own (oslo-config-generator's namespace
+    ``inspector-ha``; the check of an ironic-inspector file)."""
+    return service_opts() + plugins.list_opts()
+
+
+def register_chosen(conf):
+    """Check the options naming a plugin and register the chosen
+    plugins' own options on ``conf``; return ``[(group, [opts])]`` of
+    every option of ours ``conf`` has, to read them all. ValueError (one
+    line naming the option) if a chosen plugin is not installed."""
+    return service_opts() + plugins.register_chosen(conf)

@@ -1,4 +1,4 @@
-"""[periodic]: singleton periodic tasks and their leaders."""
+"""[periodic]: singleton periodic jobs and their leaders."""
 
 from oslo_config import cfg
 

@@ -13,8 +13,6 @@ OPTS = [
     cfg.StrOpt('processing_hooks', default='$default_processing_hooks',
                help='Hooks to run, in order.'),
     cfg.StrOpt('store_data', default='none',
-               choices=[('none', 'do not store introspection data'),
-                        ('database', 'store it in the SQL database')],
                help='Where introspection data is stored.'),
     cfg.StrOpt('add_ports', default='pxe',
                choices=['all', 'active', 'pxe', 'disabled'],

@@ -1,21 +1,38 @@
-"""[pxe_filter]: the HA PXE filter (which driver, how it is fed)."""
+"""[pxe_filter]: the HA PXE filter (which driver, how it is fed, what
+every driver filters). A driver's own options are in its module."""
 
 from oslo_config import cfg
 
 GROUP = 'pxe_filter'
 
+
+def _12_5(name):
+    """Where ironic-inspector 12.5 has an option every driver reads."""
+    return cfg.DeprecatedOpt(name, group='iptables')
+
+
 OPTS = [
     cfg.StrOpt('driver', default='noop',
-               choices=[('iptables', 'custom iptables chains'),
-                        ('nftables', 'one nftables table with MAC sets and '
-                                     'a kernel-enforced lease'),
-                        ('dnsmasq', 'dnsmasq dhcp-hostsdir files'),
-                        ('noop', 'no filtering')],
                help='PXE filter driver (entry point of '
                     'inspector_ha.pxe_filter). The default, noop, touches '
                     'nothing, so the quick start never changes the host '
                     'firewall; a cluster sharing one PXE network needs a '
                     'real driver.'),
+    # NOTE: what every driver reads; a configuration file of
+    # ironic-inspector 12.5 sets them in [iptables].
+    cfg.StrOpt('dnsmasq_interface', default='br-ctlplane',
+               deprecated_opts=[_12_5('dnsmasq_interface')],
+               help='Interface the PXE DHCP server listens on; every '
+                    'filter driver filters DHCP arriving on it.'),
+    cfg.ListOpt('ethoib_interfaces', default=[],
+                deprecated_opts=[_12_5('ethoib_interfaces')],
+                help='Ethernet over InfiniBand interfaces whose '
+                     'eth/neighs map port GUIDs to EoIB MACs.'),
+    cfg.StrOpt('ip_version', default='4',
+               choices=[('4', 'DHCPv4 (UDP 67)'),
+                        ('6', 'DHCPv6 (UDP 547, ip6tables)')],
+               deprecated_opts=[_12_5('ip_version')],
+               help='IP version of the PXE DHCP service.'),
     cfg.FloatOpt('sync_period', default=15.0, min=0.0, max=315576000.0,
                  help='Seconds between polls of Ironic for the black-list '
                       '(ports of nodes not under introspection); 0 '

@@ -27,6 +27,8 @@ import os
 
 from oslo_config import cfg
 
+from inspector_ha.conf import plugins
+
 LOG = logging.getLogger(__name__)
 DEFAULT = 'DEFAULT'
 UPSTREAM = 'ironic_inspector_12_5.json'
@@ -201,6 +203,8 @@ def _load(path):
     from inspector_ha import conf as conf_mod
     fresh = cfg.ConfigOpts()
     conf_mod.register_opts(fresh)
+    for group, opts in plugins.list_opts():  # every driver's, to check
+        fresh.register_opts(opts, group=group)
     fresh([], project='inspector-ha', default_config_files=[path],
           default_config_dirs=[])
     return fresh
@@ -208,15 +212,28 @@ def _load(path):
 
 def refused(conf, paths):
     """``[((group, name), value, reason)]``: values set in ``paths`` that
-    inspector-ha's registered options refuse."""
+    inspector-ha's registered options refuse (under their name or an old
+    one, such as 12.5's ``[iptables] ip_version``), or plugins that are
+    not installed."""
+    moved = _moved()
     result = []
     for (group, name), value in sorted(set_in(paths).items()):
+        where = moved.get((group, name), (group, name))
         try:
-            owner = conf if group == DEFAULT else conf[group]
-            getattr(owner, name)
+            owner = conf if where[0] == DEFAULT else conf[where[0]]
+            getattr(owner, where[1])
+            plugins.check(conf, *where)
         except (cfg.NoSuchOptError, cfg.NoSuchGroupError, KeyError,
                 AttributeError):
             continue
         except (cfg.ConfigFileValueError, ValueError) as exc:
             result.append(((group, name), value, str(exc)))
     return result
+
+
+def _moved():
+    """``{(old group, old name): (group, name)}`` of our options."""
+    from inspector_ha.conf import opts as our_opts
+    return {old: (group or DEFAULT, opt.dest)
+            for group, opts in our_opts.list_opts() for opt in opts
+            for old in _deprecated_names(group or DEFAULT, opt)}

@@ -5,56 +5,75 @@ reset its leaderships and campaign again (the reset flag of
 doc/design.md); growth of the group changes nothing.
 """
 
+from __future__ import annotations
+
 import json
 import logging
 import os
 import threading
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import tooz
 from tooz import coordination
 
+from inspector_ha.common import lifecycle as lifecycle_mod
 from inspector_ha.common import retry
+from inspector_ha.coordination import tooz_backend
 
 LOG = logging.getLogger(__name__)
 GROUP = b'inspector_ha.members'
 
 
 class Membership(threading.Thread):
-    def __init__(self, service, roles, on_shrink):
-        super().__init__(name='membership', daemon=True)
-        self._svc = service
-        self._coord = service.coordinator
-        self._on_shrink = on_shrink
-        self.capabilities = {'host': service.conf.host, 'pid': os.getpid(),
-                             'version': _version(), 'roles': list(roles)}
+    """This process in the member group.
 
-    def enter(self):
+    ``opts`` is the ``[coordination]`` group; ``shown()`` returns what,
+    besides host, pid, version and roles, the member shows in its
+    capabilities (``inspector-ha-status``): it is read every
+    ``watch_period``.
+    """
+
+    def __init__(self, coordinator: tooz_backend.Coordinator,
+                 lifecycle: lifecycle_mod.Lifecycle, opts: Any, host: str,
+                 roles: Iterable[str], on_shrink: Callable[[], None],
+                 shown: Callable[[], dict[str, Any]] = dict) -> None:
+        super().__init__(name='membership', daemon=True)
+        self._coord = coordinator
+        self._life = lifecycle
+        self._period = opts.watch_period
+        self._timeout = opts.lease_timeout
+        self._on_shrink = on_shrink
+        self._shown = shown
+        self._basics: dict[str, Any] = {'host': host, 'pid': os.getpid(),
+                        'version': _version(), 'roles': list(roles)}
+        self.capabilities = dict(self._basics)
+
+    def enter(self) -> None:
         """Join the group and watch it; call before ``start()``."""
         caps = json.dumps(self.capabilities).encode()
-        self._coord.call(_join, self._coord.raw, GROUP, caps)
-        self._coord.call(self._coord.raw.watch_leave_group, GROUP,
-                         self._left)
+        self._coord.call(self._coord.join_group, GROUP, caps)
+        self._coord.call(self._coord.watch_leave_group, GROUP, self._left)
 
-    def _left(self, event):
+    def _left(self, event: Any) -> None:
         LOG.info('Member %s left; resetting leaderships',
                  event.member_id.decode())
         self._on_shrink()
 
-    def run(self):
-        period = self._svc.conf.coordination.watch_period
+    def run(self) -> None:
         try:
-            while not self._svc.stop.wait(period):
+            while not self._life.stop.wait(self._period):
                 self._watch_once()
         except (retry.BackendUnavailable, retry.Interrupted) as exc:
-            self._svc.fail(exc)
+            self._life.fail(exc)
         except Exception as exc:
             LOG.exception('Membership watch failed')
-            self._svc.fail(exc)
+            self._life.fail(exc)
 
-    def _watch_once(self):
+    def _watch_once(self) -> None:
         try:
             self._coord.call(self._probe)
-            self._coord.call(self._coord.raw.run_watchers)
+            self._coord.call(self._coord.run_watchers)
             self._publish_counters()
         except retry.BackendUnavailable as exc:
             self._unreachable(exc)
@@ -63,36 +82,29 @@ class Membership(threading.Thread):
             # (tooz's zookeeper driver, listing the group).
             self._unreachable(retry.BackendUnavailable('coordination', exc))
 
-    def _unreachable(self, exc):
+    def _unreachable(self, exc: retry.BackendUnavailable) -> None:
         """A worker must stop (the partition rule of doc/design.md); an API
         process needs no coordination to serve, so it carries on."""
         if 'worker' in self.capabilities['roles']:
             raise exc
         LOG.warning('Coordination unreachable: %s', exc)
 
-    def _publish_counters(self):
-        """Show the fenced writes of this member's leaderships and its
-        firewall state in its capabilities (``inspector-ha-status``)."""
-        shown = dict(self.capabilities)
-        shown['fenced_writes'] = {t.task: t.fenced_writes
-                                  for t in self._svc.leader_tasks
-                                  if t.fenced_writes}
-        if self._svc.firewall is not None:
-            shown['firewall'] = {k: v for k, v in
-                                 self._svc.firewall.describe().items()
-                                 if k != 'lease_remaining'}
+    def _publish_counters(self) -> None:
+        """Show what ``shown()`` returns (the fenced writes of this
+        member's leaderships, its firewall state) in its capabilities."""
+        shown = dict(self._basics, **self._shown())
         if shown == self.capabilities:
             return
         self.capabilities = shown
         caps = json.dumps(self.capabilities).encode()
         try:
-            self._coord.call(lambda: self._coord.raw.update_capabilities(
-                GROUP, caps).get())
+            self._coord.call(self._coord.update_capabilities, GROUP, caps)
         except tooz.NotImplemented:
-            LOG.info('Fenced writes (not shown by this coordination '
-                     'backend): %s', shown['fenced_writes'])
+            LOG.info('Not shown by this coordination backend: %s',
+                     {k: v for k, v in shown.items()
+                      if k not in self._basics})
 
-    def _probe(self):
+    def _probe(self) -> None:
         """Prove the backend answers within the lease; rejoin if expelled.
 
         Some drivers (kazoo for ZooKeeper) block rather than fail while
@@ -102,53 +114,33 @@ class Membership(threading.Thread):
         whose heartbeat lapsed (a paused process) has been dropped from
         the group (the others reset their leaderships): it joins again.
         """
-        timeout = self._svc.conf.coordination.lease_timeout
         try:
-            members = self._coord.raw.get_members(GROUP).get(
-                timeout=timeout)
+            members = self._coord.member_ids(GROUP, self._timeout)
         except coordination.ToozConnectionError:
             raise
         except Exception as exc:
             raise coordination.ToozConnectionError(
                 'coordination backend not answering: %r' % exc) from exc
-        if self._svc.member_id.encode() not in members:
+        if self._coord.member_id.encode() not in members:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
-            _join(self._coord.raw, GROUP,
-                  json.dumps(self.capabilities).encode())
+            self._coord.join_group(GROUP,
+                                   json.dumps(self.capabilities).encode())
 
-    def leave(self):
-        timeout = self._svc.conf.coordination.lease_timeout
+    def leave(self) -> None:
         try:
-            self._coord.raw.leave_group(GROUP).get(timeout=timeout)
+            self._coord.leave_group(GROUP, self._timeout)
         except Exception as exc:
             LOG.warning('Could not leave the group (the backend will '
                         'expire the membership): %r', exc)
 
 
-def _join(raw, group, capabilities):
-    try:
-        raw.join_group(group, capabilities).get()
-    except coordination.GroupNotCreated:
-        try:
-            raw.create_group(group).get()
-        except coordination.GroupAlreadyExist:
-            pass
-        raw.join_group(group, capabilities).get()
-    except coordination.MemberAlreadyExist:
-        pass
+def members(coordinator: tooz_backend.Coordinator) -> dict[str, Any]:
+    """``{member_id: capabilities}`` of the member group."""
+    return coordinator.members(GROUP)
 
 
-def members(raw):
-    """``{member_id: capabilities}`` of the group."""
-    result = {}
-    for member in raw.get_members(GROUP).get():
-        caps = raw.get_member_capabilities(GROUP, member).get()
-        result[member.decode()] = json.loads(caps or b'{}')
-    return result
-
-
-def _version():
+def _version() -> str:
     from importlib import metadata
     try:
         return metadata.version('inspector-ha')

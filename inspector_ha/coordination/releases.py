@@ -12,17 +12,22 @@ group (refreshed every ``ttl`` seconds). A group it cannot read counts as
 the oldest known release: using too little is always safe, too much is not.
 """
 
+from __future__ import annotations
+
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from inspector_ha.coordination import membership
+from inspector_ha.coordination import tooz_backend
 
 LOG = logging.getLogger(__name__)
 
 #: What each release understands, oldest first. A new release adds its
 #: entry here and never changes an older one.
-RELEASES = {
+RELEASES: dict[str, dict[str, Any]] = {
     '0.1.0': {
         'objects': {'TransitionRequest': '1.0'},
         'events': ('start', 'wait', 'process', 'finish', 'error',
@@ -39,9 +44,9 @@ OLDEST = '0.1.0'
 CURRENT = '0.2.0'
 
 
-def _key(version):
+def _key(version: object) -> tuple[int, ...] | None:
     """``'0.2.1.dev3'`` -> ``(0, 2, 1)``; None when not a version."""
-    parts = []
+    parts: list[int] = []
     for piece in str(version).split('.')[:3]:
         digits = ''
         for char in piece:
@@ -56,56 +61,67 @@ def _key(version):
     return tuple(parts)
 
 
-def release_of(version):
+def _release_key(release: str) -> tuple[int, ...]:
+    """The key of a release name (one of :data:`RELEASES`, a version)."""
+    key = _key(release)
+    if key is None:
+        raise ValueError('not a release: %r' % (release,))
+    return key
+
+
+def release_of(version: object) -> str:
     """The newest known release not newer than ``version`` (a member's
     announced package version); the oldest release when unknown."""
     key = _key(version)
     if key is None:
         return OLDEST
-    known = [r for r in RELEASES if _key(r) <= key]
-    return max(known, key=_key) if known else OLDEST
+    known = [r for r in RELEASES if _release_key(r) <= key]
+    return max(known, key=_release_key) if known else OLDEST
 
 
-def lowest(versions, pin=None):
+def lowest(versions: Iterable[object], pin: str | None = None) -> str:
     """The effective release of members announcing ``versions`` (package
     versions, None for a member announcing none) under ``pin``."""
     releases = [release_of(v) for v in versions]
     if pin:
         releases.append(release_of(pin))
-    return min(releases, key=_key) if releases else CURRENT
+    return min(releases, key=_release_key) if releases else CURRENT
 
 
-def is_at_least(release, wanted):
-    return _key(release) >= _key(wanted)
+def is_at_least(release: str, wanted: str) -> bool:
+    return _release_key(release) >= _release_key(wanted)
 
 
-def member_versions(raw):
-    """``{member_id: announced version or None}`` of the tooz group."""
+def member_versions(
+        coordinator: tooz_backend.Coordinator) -> dict[str, Any]:
+    """``{member_id: announced version or None}`` of the member group."""
     return {member: caps.get('version') if isinstance(caps, dict) else None
-            for member, caps in membership.members(raw).items()}
+            for member, caps in membership.members(coordinator).items()}
 
 
 class Releases:
     """The effective release of the cluster, as this member sees it.
 
     ``coordinator`` is the service's :class:`tooz_backend.Coordinator`
-    (its ``raw`` tooz coordinator is read); ``pin`` is
+    (the member group is read); ``pin`` is
     ``[DEFAULT] pin_release_version`` (None: automatic).
     """
 
-    def __init__(self, coordinator, pin=None, ttl=5.0, clock=time.monotonic,
-                 wait=1.0):
+    def __init__(self, coordinator: tooz_backend.Coordinator,
+                 pin: str | None = None, ttl: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic,
+                 wait: float = 1.0) -> None:
         self._coordinator = coordinator
         self._pin = pin or None
         self._ttl = ttl
         self._clock = clock
         self._wait = wait
         self._lock = threading.Lock()
-        self._cached = None
-        self._at = None
-        self._looking = None
+        self._cached: str | None = None
+        self._at: float | None = None
+        self._looking: threading.Thread | None = None
 
-    def effective(self):
+    def effective(self) -> str:
         """The release every live member (and the pin) understands.
 
         The group is read on a thread of its own, waited for ``wait``
@@ -128,35 +144,35 @@ class Releases:
                 return OLDEST
             return self._cached
 
-    def _refresh(self):
+    def _refresh(self) -> None:
         result = self._look()
         with self._lock:
             self._cached = result
             self._at = self._clock()
             self._looking = None
 
-    def _look(self):
+    def _look(self) -> str:
         try:
-            versions = member_versions(self._coordinator.raw).values()
+            versions = member_versions(self._coordinator).values()
         except Exception as exc:
             LOG.warning('Cannot read the member versions (%r); speaking '
                         'release %s', exc, OLDEST)
             return OLDEST
         return lowest(versions, self._pin)
 
-    def allows(self, release):
+    def allows(self, release: str) -> bool:
         """May this member use behaviour introduced in ``release``?"""
         return is_at_least(self.effective(), release)
 
-    def object_version(self, name):
+    def object_version(self, name: str) -> str:
         """The version to publish object ``name`` at."""
         return RELEASES[self.effective()]['objects'][name]
 
-    def events(self):
+    def events(self) -> tuple[str, ...]:
         """The events every live member knows."""
         return RELEASES[self.effective()]['events']
 
-    def forget(self):
+    def forget(self) -> None:
         """Look at the group again on the next question."""
         with self._lock:
             self._at = None

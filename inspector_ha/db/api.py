@@ -1,15 +1,26 @@
 """The SQL store: an engine plus transactions retried per configuration."""
 
+from __future__ import annotations
+
 import contextlib
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc, orm
 
 from inspector_ha.common import retry
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
 #: Errors that mean "the database is (perhaps briefly) unavailable" or a
 #: deadlock victim; a whole transaction is retried after them.
 RETRYABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)
+
+_P = ParamSpec('_P')
+_T = TypeVar('_T')
 
 
 class Store:
@@ -19,7 +30,8 @@ class Store:
     :param policy: a :class:`~inspector_ha.common.retry.RetryPolicy`.
     """
 
-    def __init__(self, url, policy, pool_size=10, idle_timeout=0):
+    def __init__(self, url: str, policy: retry.RetryPolicy,
+                 pool_size: int = 10, idle_timeout: int = 0) -> None:
         self.url = url
         self.engine = _create_engine(url, pool_size)
         if idle_timeout:
@@ -28,7 +40,9 @@ class Store:
                                           expire_on_commit=False)
         self._policy = policy
 
-    def transaction(self, func, *args, **kwargs):
+    def transaction(self,
+                    func: Callable[Concatenate[orm.Session, _P], _T],
+                    *args: _P.args, **kwargs: _P.kwargs) -> _T:
         """Run ``func(session, *args, **kwargs)`` in one transaction.
 
         The whole transaction is retried on connection loss or deadlock;
@@ -36,15 +50,16 @@ class Store:
         """
         return self._policy.call(self._once, func, *args, **kwargs)
 
-    def _once(self, func, *args, **kwargs):
+    def _once(self, func: Callable[Concatenate[orm.Session, _P], _T],
+              *args: _P.args, **kwargs: _P.kwargs) -> _T:
         with self._sessions() as session, session.begin():
             return func(session, *args, **kwargs)
 
-    def dispose(self):
+    def dispose(self) -> None:
         self.engine.dispose()
 
 
-def _create_engine(url, pool_size):
+def _create_engine(url: str, pool_size: int) -> sa.Engine:
     if url.startswith('sqlite'):
         return _sqlite_engine(url)
     # NOTE: no pool_pre_ping: it costs a round trip per transaction, and a
@@ -54,12 +69,12 @@ def _create_engine(url, pool_size):
                             pool_size=pool_size, max_overflow=pool_size)
 
 
-def _sqlite_engine(url):
+def _sqlite_engine(url: str) -> sa.Engine:
     engine = sa.create_engine(
         url, connect_args={'check_same_thread': False, 'timeout': 30})
 
     @event.listens_for(engine, 'connect')
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         # NOTE: take the write lock at BEGIN (BEGIN IMMEDIATE) so that two
         # writers queue on the busy timeout instead of failing on upgrade.
         dbapi_conn.isolation_level = None
@@ -68,7 +83,7 @@ def _sqlite_engine(url):
             cur.execute('PRAGMA foreign_keys=ON')
 
     @event.listens_for(engine, 'begin')
-    def _on_begin(conn):
+    def _on_begin(conn: sa.Connection) -> None:
         conn.exec_driver_sql('BEGIN IMMEDIATE')
 
     return engine
@@ -80,7 +95,7 @@ _IDLE_SETTINGS = {
 }
 
 
-def _abort_idle_transactions(engine, seconds):
+def _abort_idle_transactions(engine: sa.Engine, seconds: int) -> None:
     """Make the server abort transactions idle for ``seconds``.
 
     A process frozen inside a transaction (SIGSTOP, VM pause) would
@@ -92,13 +107,14 @@ def _abort_idle_transactions(engine, seconds):
         return
 
     @event.listens_for(engine, 'connect')
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         with contextlib.closing(dbapi_conn.cursor()) as cur:
             cur.execute(statement % seconds)
         dbapi_conn.commit()
 
 
-def retry_policy(conf_group, stop):
+def retry_policy(conf_group: cfg.ConfigOpts.GroupAttr,
+                 stop: threading.Event) -> retry.RetryPolicy:
     return retry.RetryPolicy('database', conf_group.retry_count,
                              conf_group.retry_timeout, stop, RETRYABLE,
                              location=retry.without_credentials(

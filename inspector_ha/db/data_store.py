@@ -1,8 +1,12 @@
 """Introspection data stores, chosen by ``[processing] store_data``."""
 
+from __future__ import annotations
+
 import json
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.db import models
 
@@ -16,15 +20,16 @@ class NoStore:
 
     enabled = False
 
-    def save(self, session, uuid, data, processed):
+    def save(self, session: orm.Session, uuid: str, data: Any,
+             processed: bool) -> None:
         pass
 
-    def get(self, session, uuid, processed):
+    def get(self, session: orm.Session, uuid: str, processed: bool) -> Any:
         raise NotStored('Inspector is not configured to store data. Set '
                         'the [processing] store_data configuration option '
                         'to change this.')
 
-    def delete(self, session, uuid):
+    def delete(self, session: orm.Session, uuid: str) -> None:
         pass
 
 
@@ -33,18 +38,19 @@ class DatabaseStore:
 
     enabled = True
 
-    def save(self, session, uuid, data, processed):
+    def save(self, session: orm.Session, uuid: str, data: Any,
+             processed: bool) -> None:
         row = models.IntrospectionData(node_uuid=uuid, processed=processed,
                                        data=json.dumps(data))
         session.merge(row)
 
-    def get(self, session, uuid, processed):
+    def get(self, session: orm.Session, uuid: str, processed: bool) -> Any:
         row = session.get(models.IntrospectionData, (uuid, processed))
         if row is None:
             raise NotStored('Introspection data not found for node %s, '
                             'processed=%s' % (uuid, processed))
         return json.loads(row.data)
 
-    def delete(self, session, uuid):
+    def delete(self, session: orm.Session, uuid: str) -> None:
         table = models.IntrospectionData
         session.execute(sa.delete(table).where(table.node_uuid == uuid))

@@ -7,8 +7,10 @@ refused once someone else has been elected, whatever the coordination
 backend believed.
 """
 
+import datetime
+
 import sqlalchemy as sa
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
@@ -23,7 +25,8 @@ class Leader(models.Base):
     name: Mapped[str] = mapped_column(sa.String(64), primary_key=True)
     epoch: Mapped[int] = mapped_column(sa.Integer, nullable=False)
     holder: Mapped[str] = mapped_column(sa.String(255), nullable=False)
-    elected_at = mapped_column(models.Timestamp, nullable=False)
+    elected_at: Mapped[datetime.datetime] = mapped_column(
+        models.Timestamp, nullable=False)
 
 
 class PeriodicRun(models.Base):
@@ -33,10 +36,11 @@ class PeriodicRun(models.Base):
     task: Mapped[str] = mapped_column(sa.String(64), nullable=False)
     member: Mapped[str] = mapped_column(sa.String(255), nullable=False)
     epoch: Mapped[int] = mapped_column(sa.Integer, nullable=False)
-    at = mapped_column(models.Timestamp, nullable=False)
+    at: Mapped[datetime.datetime] = mapped_column(models.Timestamp,
+                                                  nullable=False)
 
 
-def elect(session, name, holder):
+def elect(session: Session, name: str, holder: str) -> int:
     """Record ``holder`` as the leader of ``name``; return its new epoch."""
     row = session.get(Leader, name, with_for_update=True)
     if row is None:
@@ -49,8 +53,9 @@ def elect(session, name, holder):
     return row.epoch
 
 
-def fence(session, name, epoch):
-    """Raise :class:`Fenced` unless ``epoch`` is still the current one.
+def fence(session: Session, name: str, epoch: int | None) -> None:
+    """Raise :class:`Fenced` unless ``epoch`` is still the current one
+    (None, not elected, never is).
 
     The row is locked for the rest of the transaction, so no election can
     slip between the check and the leader's write.
@@ -62,17 +67,18 @@ def fence(session, name, epoch):
             name, epoch, row.epoch if row else None))
 
 
-def record_run(session, task, member, epoch):
+def record_run(session: Session, task: str, member: str,
+               epoch: int | None) -> None:
     fence(session, task, epoch)
     session.add(PeriodicRun(task=task, member=member, epoch=epoch,
                             at=timeutils.utcnow()))
 
 
-def all_leaders(session):
+def all_leaders(session: Session) -> list[Leader]:
     return list(session.scalars(sa.select(Leader).order_by(Leader.name)))
 
 
-def runs(session, task=None):
+def runs(session: Session, task: str | None = None) -> list[PeriodicRun]:
     query = sa.select(PeriodicRun).order_by(PeriodicRun.id)
     if task:
         query = query.where(PeriodicRun.task == task)

@@ -8,7 +8,12 @@ deep it is and rows added meanwhile do not shift later pages.
 set it.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.db import models
 
@@ -17,7 +22,8 @@ class MarkerNotFound(Exception):
     """The marker UUID names no node row."""
 
 
-def page(session, limit, marker=None, states=None):
+def page(session: orm.Session, limit: int, marker: str | None = None,
+         states: Iterable[str] | None = None) -> list[models.Node]:
     """Return up to ``limit`` node rows sorting after ``marker``.
 
     :param marker: the UUID of the last row of the previous page, or None.
@@ -34,14 +40,14 @@ def page(session, limit, marker=None, states=None):
     return list(session.scalars(query.limit(limit)))
 
 
-def _marker_row(session, marker):
+def _marker_row(session: orm.Session, marker: str) -> models.Node:
     row = session.get(models.Node, marker)
     if row is None:
         raise MarkerNotFound('The requested node was not found.')
     return row
 
 
-def _after(row):
+def _after(row: models.Node) -> sa.ColumnElement[bool]:
     table = models.Node
     return sa.or_(table.started_at < row.started_at,
                   sa.and_(table.started_at == row.started_at,

@@ -4,7 +4,12 @@ Each lookup attribute (MAC, BMC address) that matches scores one for its
 node; the highest score wins, a tie is ambiguous (upstream's rule).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.db import models
 
@@ -20,7 +25,8 @@ class Ambiguous(Exception):
     pass
 
 
-def find(session, macs=(), bmc_addresses=()):
+def find(session: orm.Session, macs: Iterable[str] = (),
+         bmc_addresses: Iterable[str] = ()) -> str:
     """Return the UUID of the best-matching node.
 
     :raises NotFound: nothing matches.
@@ -42,9 +48,10 @@ def find(session, macs=(), bmc_addresses=()):
     return rows[0].node_uuid
 
 
-def _conditions(macs, bmc_addresses):
+def _conditions(macs: Iterable[str], bmc_addresses: Iterable[str]
+                ) -> sa.ColumnElement[bool] | None:
     table = models.Attribute
-    clauses = []
+    clauses: list[sa.ColumnElement[bool]] = []
     if macs:
         clauses.append(sa.and_(table.name == MAC,
                                table.value.in_([m.lower() for m in macs])))

@@ -7,6 +7,8 @@ recognised) and the outbox (a request whose message was lost is re-driven).
 ``transitions`` is the history of committed transitions.
 """
 
+import datetime
+
 from sqlalchemy import (Boolean, DateTime, ForeignKey, Index, Integer,
                         String, Text)
 from sqlalchemy.dialects import mysql
@@ -27,10 +29,12 @@ class Node(Base):
     state: Mapped[str] = mapped_column(String(16), nullable=False)
     generation: Mapped[int] = mapped_column(Integer, nullable=False)
     attempt: Mapped[int] = mapped_column(Integer, nullable=False)
-    started_at = mapped_column(Timestamp, nullable=True)
-    finished_at = mapped_column(Timestamp, nullable=True)
-    error: Mapped[str] = mapped_column(Text, nullable=True)
-    manage_boot: Mapped[bool] = mapped_column(Boolean, nullable=True)
+    started_at: Mapped[datetime.datetime | None] = mapped_column(
+        Timestamp, nullable=True)
+    finished_at: Mapped[datetime.datetime | None] = mapped_column(
+        Timestamp, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    manage_boot: Mapped[bool | None] = mapped_column(Boolean, nullable=True)
     __table_args__ = (Index('nodes_state_idx', 'state'),
                       Index('nodes_started_idx', 'started_at', 'uuid'))
 
@@ -54,7 +58,7 @@ class IntrospectionData(Base):
         String(36), ForeignKey('nodes.uuid', ondelete='CASCADE'),
         primary_key=True)
     processed: Mapped[bool] = mapped_column(Boolean, primary_key=True)
-    data = mapped_column(LongText, nullable=False)
+    data: Mapped[str] = mapped_column(LongText, nullable=False)
 
 
 class Request(Base):
@@ -62,13 +66,15 @@ class Request(Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
     node_uuid: Mapped[str] = mapped_column(String(36), nullable=False)
     event: Mapped[str] = mapped_column(String(16), nullable=False)
-    attempt: Mapped[int] = mapped_column(Integer, nullable=True)
+    attempt: Mapped[int | None] = mapped_column(Integer, nullable=True)
     status: Mapped[str] = mapped_column(String(16), nullable=False)
-    payload = mapped_column(LongText, nullable=True)
+    payload: Mapped[str | None] = mapped_column(LongText, nullable=True)
     deliveries: Mapped[int] = mapped_column(Integer, nullable=False)
-    detail: Mapped[str] = mapped_column(Text, nullable=True)
-    created_at = mapped_column(Timestamp, nullable=False)
-    updated_at = mapped_column(Timestamp, nullable=False)
+    detail: Mapped[str | None] = mapped_column(Text, nullable=True)
+    created_at: Mapped[datetime.datetime] = mapped_column(Timestamp,
+                                                          nullable=False)
+    updated_at: Mapped[datetime.datetime] = mapped_column(Timestamp,
+                                                          nullable=False)
     __table_args__ = (Index('requests_status_idx', 'status', 'updated_at'),
                       Index('requests_node_idx', 'node_uuid'))
 
@@ -78,11 +84,13 @@ class Transition(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True,
                                     autoincrement=True)
     node_uuid: Mapped[str] = mapped_column(String(36), nullable=False)
-    request_id: Mapped[str] = mapped_column(String(36), nullable=True)
+    request_id: Mapped[str | None] = mapped_column(String(36),
+                                                   nullable=True)
     event: Mapped[str] = mapped_column(String(16), nullable=False)
-    from_state: Mapped[str] = mapped_column(String(16), nullable=True)
+    from_state: Mapped[str | None] = mapped_column(String(16),
+                                                   nullable=True)
     to_state: Mapped[str] = mapped_column(String(16), nullable=False)
     generation: Mapped[int] = mapped_column(Integer, nullable=False)
     actor: Mapped[str] = mapped_column(String(255), nullable=False)
-    at = mapped_column(Timestamp, nullable=False)
+    at: Mapped[datetime.datetime] = mapped_column(Timestamp, nullable=False)
     __table_args__ = (Index('transitions_node_idx', 'node_uuid', 'id'),)

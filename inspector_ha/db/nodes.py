@@ -5,12 +5,19 @@ generation``; zero rows updated means another writer won and this write
 is not applied (:class:`~inspector_ha.db.conflicts.StaleWrite`).
 """
 
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from typing import Any, cast
+
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import models
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states
 
 #: The event recorded for a row created in ``enrolling`` (no FSM event
@@ -21,18 +28,19 @@ ENROLL = 'enroll'
 class InvalidState(Exception):
     """The node is in a state that does not allow the operation."""
 
-    def __init__(self, uuid, state, operation):
+    def __init__(self, uuid: str, state: str, operation: str) -> None:
         super().__init__('Invalid state %r of node %s for %s' %
                          (state, uuid, operation))
         self.state = state
 
 
-def get(session, uuid):
+def get(session: orm.Session, uuid: str) -> models.Node | None:
     return session.get(models.Node, uuid)
 
 
-def transition(session, node, event, to_state, actor, request_id=None,
-               error=None):
+def transition(session: orm.Session, node: models.Node, event: str,
+               to_state: str, actor: str, request_id: str | None = None,
+               error: str | None = None) -> float | None:
     """Commit ``node``'s move to ``to_state`` if nobody moved it first.
 
     :returns: the seconds the node spent in the state it leaves; None
@@ -41,7 +49,8 @@ def transition(session, node, event, to_state, actor, request_id=None,
     :raises StaleWrite: the node's state or generation changed.
     """
     entered = None if to_state == node.state else _entered_at(session, node)
-    values = {'state': to_state, 'generation': node.generation + 1}
+    values: dict[str, Any] = {'state': to_state,
+                              'generation': node.generation + 1}
     if to_state in states.FINAL_STATES:
         values.update(finished_at=timeutils.utcnow(), error=error)
     _conditional_update(session, node, values)
@@ -55,7 +64,8 @@ def transition(session, node, event, to_state, actor, request_id=None,
     return max(0.0, (timeutils.utcnow() - entered).total_seconds())
 
 
-def _entered_at(session, node):
+def _entered_at(session: orm.Session,
+                node: models.Node) -> datetime.datetime | None:
     """When ``node`` entered its state: the time of its last transition
     into that state from another one (self-loops keep it there)."""
     table = models.Transition
@@ -67,7 +77,8 @@ def _entered_at(session, node):
         .order_by(table.id.desc()).limit(1))
 
 
-def _close_attempt(session, node, to_state, request_id):
+def _close_attempt(session: orm.Session, node: models.Node, to_state: str,
+                   request_id: str | None) -> None:
     """The attempt is over: close its other open requests, so that a late
     redelivery (say of the start request a paused worker held when the
     node timed out) cannot restart the node. Reapply requests and the
@@ -75,21 +86,24 @@ def _close_attempt(session, node, to_state, request_id):
     table = models.Request
     query = sa.update(table).where(
         table.node_uuid == node.uuid, table.attempt == node.attempt,
-        table.event != states.REAPPLY, table.status.in_(requests.OPEN))
+        table.event != states.REAPPLY, table.status.in_(ledger.OPEN))
     if request_id is not None:
         query = query.where(table.id != request_id)
     session.execute(query.values(
-        status=requests.REJECTED, updated_at=timeutils.utcnow(),
+        status=ledger.REJECTED, updated_at=timeutils.utcnow(),
         detail='the attempt ended in %s first' % to_state))
 
 
-def restart(session, node, manage_boot, actor, request_id):
+def restart(session: orm.Session, node: models.Node,
+            manage_boot: bool | None, actor: str,
+            request_id: str | None) -> int:
     """Start a new introspection attempt of an existing node row."""
     if node.state not in states.STARTABLE_STATES:
         raise InvalidState(node.uuid, node.state, 'introspection')
-    values = {'state': states.STARTING, 'generation': node.generation + 1,
-              'attempt': node.attempt + 1, 'started_at': timeutils.utcnow(),
-              'finished_at': None, 'error': None, 'manage_boot': manage_boot}
+    values: dict[str, Any] = {
+        'state': states.STARTING, 'generation': node.generation + 1,
+        'attempt': node.attempt + 1, 'started_at': timeutils.utcnow(),
+        'finished_at': None, 'error': None, 'manage_boot': manage_boot}
     _conditional_update(session, node, values)
     delete_attributes(session, node.uuid)
     record(session, node.uuid, states.START, node.state, states.STARTING,
@@ -97,7 +111,8 @@ def restart(session, node, manage_boot, actor, request_id):
     return values['attempt']
 
 
-def create(session, uuid, manage_boot, actor, request_id):
+def create(session: orm.Session, uuid: str, manage_boot: bool | None,
+           actor: str, request_id: str | None) -> int:
     """Insert a node row in ``starting``: its first introspection."""
     session.add(models.Node(
         uuid=uuid, state=states.STARTING, generation=1, attempt=1,
@@ -108,7 +123,9 @@ def create(session, uuid, manage_boot, actor, request_id):
     return 1
 
 
-def create_enrolling(session, uuid, actor, request_id, manage_boot=True):
+def create_enrolling(session: orm.Session, uuid: str, actor: str,
+                     request_id: str | None,
+                     manage_boot: bool | None = True) -> int:
     """Insert the row of a node discovery enrolled (or of an active node
     whose data came, ``manage_boot`` False), in ``enrolling``."""
     session.add(models.Node(
@@ -120,42 +137,45 @@ def create_enrolling(session, uuid, actor, request_id, manage_boot=True):
     return 1
 
 
-def delete(session, uuid):
+def delete(session: orm.Session, uuid: str) -> None:
     session.execute(sa.delete(models.Node).where(models.Node.uuid == uuid))
 
 
-def _conditional_update(session, node, values):
+def _conditional_update(session: orm.Session, node: models.Node,
+                        values: dict[str, Any]) -> None:
     table = models.Node
-    result = session.execute(
+    result = cast('sa.CursorResult[Any]', session.execute(
         sa.update(table).where(table.uuid == node.uuid,
                                table.state == node.state,
                                table.generation == node.generation)
-        .values(**values).execution_options(synchronize_session=False))
+        .values(**values).execution_options(synchronize_session=False)))
     if result.rowcount != 1:
         raise conflicts.StaleWrite('node %s is no longer %s at generation %d' %
                          (node.uuid, node.state, node.generation))
 
 
-def record(session, uuid, event, from_state, to_state, generation, actor,
-           request_id):
+def record(session: orm.Session, uuid: str, event: str,
+           from_state: str | None, to_state: str, generation: int,
+           actor: str, request_id: str | None) -> None:
     session.add(models.Transition(
         node_uuid=uuid, event=event, from_state=from_state,
         to_state=to_state, generation=generation, actor=actor,
         request_id=request_id, at=timeutils.utcnow()))
 
 
-def add_attributes(session, uuid, name, values):
+def add_attributes(session: orm.Session, uuid: str, name: str,
+                   values: Iterable[str]) -> None:
     for value in values:
         session.add(models.Attribute(node_uuid=uuid, name=name,
                                      value=value))
 
 
-def delete_attributes(session, uuid):
+def delete_attributes(session: orm.Session, uuid: str) -> None:
     session.execute(sa.delete(models.Attribute)
                     .where(models.Attribute.node_uuid == uuid))
 
 
-def history(session, uuid):
+def history(session: orm.Session, uuid: str) -> list[models.Transition]:
     query = sa.select(models.Transition).where(
         models.Transition.node_uuid == uuid).order_by(models.Transition.id)
     return list(session.scalars(query))

@@ -14,15 +14,32 @@ transaction. This release has none yet; the next one adds them to
 :data:`MIGRATIONS`.
 """
 
-import collections
+from __future__ import annotations
 
-Migration = collections.namedtuple('Migration', 'name count migrate')
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from sqlalchemy import orm
+
+    from inspector_ha.db import api
+
+
+class Migration(NamedTuple):
+    """An online data migration (see above)."""
+
+    name: str
+    count: Callable[[orm.Session], int]
+    migrate: Callable[[orm.Session, int], int]
+
 
 #: Every online data migration of this release, in the order they run.
-MIGRATIONS = ()
+MIGRATIONS: tuple[Migration, ...] = ()
 
 
-def remaining(store, migrations=None):
+def remaining(store: api.Store,
+              migrations: Iterable[Migration] | None = None
+              ) -> dict[str, int]:
     """``{name: rows still to move}`` of the unfinished migrations."""
     result = {}
     for mig in MIGRATIONS if migrations is None else migrations:
@@ -32,12 +49,14 @@ def remaining(store, migrations=None):
     return result
 
 
-def run(store, max_count=None, batch=50, migrations=None):
+def run(store: api.Store, max_count: int | None = None, batch: int = 50,
+        migrations: Iterable[Migration] | None = None
+        ) -> dict[str, tuple[int, int]]:
     """Run the migrations, ``batch`` rows per transaction, at most
     ``max_count`` rows in total (None: until done). Returns
     ``{name: (moved, left)}``."""
     budget = max_count
-    summary = {}
+    summary: dict[str, tuple[int, int]] = {}
     for mig in MIGRATIONS if migrations is None else migrations:
         moved = 0
         while budget is None or budget > 0:

@@ -23,22 +23,30 @@ before are never touched. Nodes are written in batches, each node with
 its attributes, data and ledger rows in one transaction.
 """
 
+from __future__ import annotations
+
 import collections
 import datetime
 import json
 import uuid as uuidlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import data_store as data_store_mod
 from inspector_ha.db import lookup
 from inspector_ha.db import models
 from inspector_ha.db import nodes as nodes_db
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.db import rules as rules_db
 from inspector_ha.db import upstream_source
 from inspector_ha.fsm import states as st
+
+if TYPE_CHECKING:
+    from inspector_ha.db import api
 
 ACTOR = 'import-ironic-inspector'
 #: The event of the transition that records an imported node.
@@ -62,8 +70,9 @@ class TargetNotReady(Exception):
     """inspector-ha's schema is not there yet."""
 
 
-def run(source_url, store, dry_run=False, source_store_data=None,
-        data_expiry=None):
+def run(source_url: str, store: api.Store, dry_run: bool = False,
+        source_store_data: str | None = None,
+        data_expiry: float | None = None) -> Report:
     """Import (or with ``dry_run`` only count) ``source_url`` into ``store``.
 
     :param source_store_data: upstream's ``[processing] store_data`` if
@@ -94,7 +103,7 @@ def run(source_url, store, dry_run=False, source_store_data=None,
     return report
 
 
-def _check_target(store):
+def _check_target(store: api.Store) -> None:
     tables = set(sa.inspect(store.engine).get_table_names())
     missing = {models.Node.__tablename__, rules_db.Rule.__tablename__,
                models.Request.__tablename__} - tables
@@ -107,16 +116,17 @@ def _check_target(store):
 class Report:
     """Counts per table, and warnings, printed by :meth:`lines`."""
 
-    def __init__(self, dry_run):
+    def __init__(self, dry_run: bool) -> None:
         self.dry_run = dry_run
-        self.counts = collections.Counter()
-        self.source_data = 0
-        self.warnings = []
+        self.counts: collections.Counter[str] = collections.Counter()
+        self.source_data: int | None = 0
+        self.warnings: list[str] = []
 
-    def add(self, counts):
+    def add(self, counts: Mapping[str, int]) -> None:
         self.counts.update(counts)
 
-    def warn_about(self, rows, data_expiry):
+    def warn_about(self, rows: Sequence[sa.Row[Any]],
+                   data_expiry: float | None) -> None:
         finished = [r for r in rows if r.state == st.FINISHED]
         if finished and not self.source_data:
             self.warnings.append(
@@ -135,7 +145,7 @@ class Report:
                 'set [periodic] data_cleanup_period = 0 or raise '
                 'data_expiry to keep it' % (len(old), data_expiry))
 
-    def lines(self):
+    def lines(self) -> list[str]:
         c = self.counts
         verb = 'would import' if self.dry_run else 'imported'
         states = ', '.join('%s %d' % (s, c['state:' + s]) for s in
@@ -162,8 +172,10 @@ class Report:
         return out
 
 
-def _import_nodes(session, source, rows, dry_run):
-    counts = collections.Counter()
+def _import_nodes(session: orm.Session, source: upstream_source.Source,
+                  rows: Sequence[sa.Row[Any]],
+                  dry_run: bool) -> collections.Counter[str]:
+    counts: collections.Counter[str] = collections.Counter()
     uuids = [r.uuid for r in rows]
     present = set(session.scalars(sa.select(models.Node.uuid).where(
         models.Node.uuid.in_(uuids))))
@@ -193,14 +205,17 @@ def _import_nodes(session, source, rows, dry_run):
     return counts
 
 
-def _carried_state(row, now):
+def _carried_state(row: sa.Row[Any], now: datetime.datetime
+                   ) -> tuple[str, str | None, datetime.datetime | None]:
     """``(state, error, finished_at)`` of an upstream node row."""
     if row.state in KEPT_STATES:
         return row.state, row.error, row.finished_at
     return st.ERROR, INTERRUPTED % row.state, now
 
 
-def _add_node(session, row, state, error, finished_at):
+def _add_node(session: orm.Session, row: sa.Row[Any], state: str,
+              error: str | None,
+              finished_at: datetime.datetime | None) -> None:
     session.add(models.Node(
         uuid=row.uuid, state=state, generation=1, attempt=1,
         started_at=row.started_at, finished_at=finished_at, error=error,
@@ -210,26 +225,30 @@ def _add_node(session, row, state, error, finished_at):
                     None)
 
 
-def _add_lookup(session, attributes, waiting):
+def _add_lookup(session: orm.Session, attributes: Iterable[sa.Row[Any]],
+                waiting: Iterable[str]) -> None:
     for attr in attributes:
         value = attr.value.lower() if attr.name == lookup.MAC else attr.value
         nodes_db.add_attributes(session, attr.node_uuid, attr.name, [value])
     for uuid in waiting:
         request_id = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL,
                                        '%s/%s' % (ACTOR, uuid)))
-        requests.add(session, uuid, st.START, 1, request_id=request_id)
-        requests.mark(session, request_id, requests.DONE,
+        ledger.add(session, uuid, st.START, 1, request_id=request_id)
+        ledger.mark(session, request_id, ledger.DONE,
                       'imported from ironic-inspector in waiting')
 
 
-def _add_data(session, data):
+def _add_data(session: orm.Session,
+              data: Iterable[tuple[str, bool, Any]]) -> None:
     store = data_store_mod.DatabaseStore()
     for uuid, processed, value in data:
         store.save(session, uuid, value, processed)
 
 
-def _import_rules(session, rules, dry_run):
-    counts = collections.Counter()
+def _import_rules(session: orm.Session,
+                  rules: Sequence[upstream_source.RuleRows],
+                  dry_run: bool) -> collections.Counter[str]:
+    counts: collections.Counter[str] = collections.Counter()
     present = set(session.scalars(sa.select(rules_db.Rule.uuid)))
     for (rule, conditions, actions), created_at in zip(
             rules, _strictly_increasing([r[0].created_at for r in rules])):
@@ -244,11 +263,12 @@ def _import_rules(session, rules, dry_run):
     return counts
 
 
-def _strictly_increasing(times):
+def _strictly_increasing(times: Iterable[datetime.datetime | None]
+                         ) -> list[datetime.datetime]:
     """``created_at`` values that keep the source's order of the rules in
     inspector-ha, which breaks ties by UUID: a tie (12.5 on MySQL keeps
     whole seconds) moves the later rule one microsecond on."""
-    result = []
+    result: list[datetime.datetime] = []
     for value in times:
         value = value or timeutils.utcnow()
         if result and value <= result[-1]:
@@ -257,7 +277,10 @@ def _strictly_increasing(times):
     return result
 
 
-def _add_rule(session, rule, created_at, conditions, actions):
+def _add_rule(session: orm.Session, rule: sa.Row[Any],
+              created_at: datetime.datetime,
+              conditions: Sequence[sa.Row[Any]],
+              actions: Sequence[sa.Row[Any]]) -> None:
     session.add(rules_db.Rule(
         uuid=rule.uuid, created_at=created_at,
         description=rule.description, disabled=bool(rule.disabled),
@@ -274,5 +297,5 @@ def _add_rule(session, rule, created_at, conditions, actions):
     session.flush()
 
 
-def _params(value):
+def _params(value: Any) -> str:
     return json.dumps(upstream_source.decode(value) or {})

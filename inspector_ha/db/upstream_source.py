@@ -6,10 +6,21 @@ source. JSON columns are read as text and decoded here, whatever the
 dialect made of them.
 """
 
+from __future__ import annotations
+
 import json
 import os
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    #: A row of the source's ``rules`` with its conditions and actions.
+    RuleRows: TypeAlias = tuple[sa.Row[Any], list[sa.Row[Any]],
+                                list[sa.Row[Any]]]
 
 #: The only upstream schema revision read: ironic-inspector 12.5's head.
 REVISION = 'b55109d5063a'
@@ -53,7 +64,7 @@ class WrongSource(Exception):
 class Source:
     """A read-only connection to an upstream database."""
 
-    def __init__(self, url):
+    def __init__(self, url: str) -> None:
         self.url = url
         _exists(url)
         try:
@@ -64,11 +75,11 @@ class Source:
             raise WrongSource('Cannot open the source database %s: %s' % (
                 safe_url(url), exc)) from None
 
-    def close(self):
+    def close(self) -> None:
         self._conn.close()
         self._engine.dispose()
 
-    def check_revision(self):
+    def check_revision(self) -> None:
         """:raises WrongSource: not upstream's schema at ``REVISION``."""
         tables = set(sa.inspect(self._conn).get_table_names())
         if 'alembic_version' not in tables or 'nodes' not in tables:
@@ -85,27 +96,27 @@ class Source:
                 '`ironic-inspector-dbsync upgrade` on it first' % (
                     ', '.join(found) or 'none', REVISION))
 
-    def nodes(self):
+    def nodes(self) -> Sequence[sa.Row[Any]]:
         return self._rows(sa.select(NODES).order_by(NODES.c.uuid))
 
-    def attributes(self, uuids):
+    def attributes(self, uuids: Iterable[str]) -> Sequence[sa.Row[Any]]:
         query = sa.select(ATTRIBUTES).where(
             ATTRIBUTES.c.node_uuid.in_(uuids),
             ATTRIBUTES.c.value.is_not(None))
         return self._rows(query)
 
-    def data(self, uuids):
+    def data(self, uuids: Iterable[str]) -> list[tuple[str, bool, Any]]:
         """``[(uuid, processed, decoded data)]``; NULL data is skipped."""
         query = sa.select(DATA).where(DATA.c.uuid.in_(uuids),
                                       DATA.c.data.is_not(None))
         return [(r.uuid, bool(r.processed), decode(r.data))
                 for r in self._rows(query)]
 
-    def count_data(self):
+    def count_data(self) -> int | None:
         return self._conn.scalar(sa.select(sa.func.count()).select_from(
             DATA))
 
-    def rules(self):
+    def rules(self) -> list[RuleRows]:
         """Each rule as a row plus its conditions and actions in order,
         the rules in the order 12.5 lists and applies them."""
         rules = self._rows(sa.select(RULES))
@@ -119,11 +130,11 @@ class Source:
         return sorted(result, key=lambda item: _upstream_order(
             item, nulls_last))
 
-    def _rows(self, query):
+    def _rows(self, query: sa.Select[Any]) -> Sequence[sa.Row[Any]]:
         return self._conn.execute(query).all()
 
 
-def decode(value):
+def decode(value: Any) -> Any:
     """A JSON column's value: text on SQLite and MySQL, and perhaps
     already decoded by the PostgreSQL driver."""
     if isinstance(value, (bytes, bytearray)):
@@ -133,7 +144,8 @@ def decode(value):
     return value
 
 
-def _upstream_order(item, nulls_last):
+def _upstream_order(item: RuleRows, nulls_last: bool
+                    ) -> tuple[Any, tuple[int, int], tuple[int, int]]:
     """12.5 reads rules ``ORDER BY created_at`` with their conditions and
     actions joined (``lazy='joined'``, each ordered by id), so rules whose
     ``created_at`` tie (whole seconds on MySQL) come in the order of their
@@ -141,21 +153,22 @@ def _upstream_order(item, nulls_last):
     as the database sorts NULL (first, but last on PostgreSQL)."""
     rule, conditions, actions = item
 
-    def first(rows):
+    def first(rows: Sequence[sa.Row[Any]]) -> tuple[int, int]:
         if not rows:
             return (1 if nulls_last else -1, 0)
         return (0, rows[0].id)
     return (rule.created_at, first(conditions), first(actions))
 
 
-def _grouped(rows):
-    result = {}
+def _grouped(rows: Iterable[sa.Row[Any]]
+             ) -> dict[str, list[sa.Row[Any]]]:
+    result: dict[str, list[sa.Row[Any]]] = {}
     for row in rows:
         result.setdefault(row.rule, []).append(row)
     return result
 
 
-def _exists(url):
+def _exists(url: str) -> None:
     """A SQLite file is not created by reading it."""
     try:
         parsed = sa.engine.make_url(url)
@@ -167,7 +180,7 @@ def _exists(url):
         raise WrongSource('No SQLite database file %s' % path)
 
 
-def safe_url(url):
+def safe_url(url: str) -> str:
     try:
         return sa.engine.make_url(url).render_as_string(hide_password=True)
     except sa.exc.ArgumentError:

@@ -1,39 +1,49 @@
-"""The singleton periodic tasks, each run by its elected leader.
+"""The singleton periodic jobs, each run by its elected leader.
 
-Each function takes ``(service, fence)`` and calls ``fence(session)``
-first in every transaction that writes, so a deposed leader writes
-nothing (see :mod:`inspector_ha.engine.leadership`).
+Each job is called with the leader's ``fence`` alone (:func:`jobs` binds
+what it uses) and calls ``fence(session)`` first in every transaction
+that writes, so a deposed leader writes nothing (see
+:mod:`inspector_ha.coordination.election`).
 """
 
+from __future__ import annotations
+
 import datetime
+import functools
 import logging
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.common import timeutils
+from inspector_ha.coordination.election import Fence
+from inspector_ha.db import api as db_api
+from inspector_ha.db import ledger
 from inspector_ha.db import models
-from inspector_ha.db import requests
-from inspector_ha.engine import leadership
-from inspector_ha.firewall import watcher
+from inspector_ha.ironic import client as ironic_client
+from inspector_ha.messaging import queue
 from inspector_ha.fsm import states as st
 
 LOG = logging.getLogger(__name__)
 
 
-def redrive(service, fence):
+def redrive(store: db_api.Store, publisher: queue.Publisher,
+            older_than: float, fence: Fence) -> None:
     """Publish again requests whose message may have been lost."""
-    stale = service.store.transaction(_touch_stale, fence,
-                                      service.conf.worker.redrive_after)
-    _publish(service, stale)
+    stale = store.transaction(_touch_stale, fence, older_than)
+    _publish(publisher, stale)
     if stale:
         LOG.info('Re-drove %d requests', len(stale))
 
 
-def time_out(service, fence):
+def time_out(store: db_api.Store, publisher: queue.Publisher,
+             timeout: float, fence: Fence) -> None:
     """Queue a timeout request for every introspection past its time."""
-    if service.conf.timeout > 0:
-        _publish(service, service.store.transaction(
-            _add_timeouts, fence, service.conf.timeout))
+    if timeout > 0:
+        _publish(publisher, store.transaction(_add_timeouts, fence,
+                                              timeout))
 
 
 class IronicSync:
@@ -45,61 +55,69 @@ class IronicSync:
     listed is in our table but not in that listing. No clocks compared.
     """
 
-    def __init__(self):
-        self._suspects = frozenset()
+    def __init__(self, store: db_api.Store, publisher: queue.Publisher,
+                 ironic: ironic_client.Ironic) -> None:
+        self._store = store
+        self._publisher = publisher
+        self._ironic = ironic
+        self._suspects: frozenset[str] = frozenset()
 
-    def __call__(self, service, fence):
-        in_ironic = service.ironic.node_uuids()
-        added, self._suspects = service.store.transaction(
+    def __call__(self, fence: Fence) -> None:
+        in_ironic = self._ironic.node_uuids()
+        added, self._suspects = self._store.transaction(
             _add_deletes, fence, in_ironic, self._suspects)
         if added:
             LOG.info('Ironic no longer has nodes %s: deleting them',
                      sorted(r.node_uuid for r in added))
-        _publish(service, added)
+        _publish(self._publisher, added)
 
 
-def clean_up_data(service, fence):
+def clean_up_data(store: db_api.Store, expiry: float,
+                  fence: Fence) -> None:
     """Drop introspection data and closed requests past their expiry."""
-    service.store.transaction(_clean_up, fence,
-                              service.conf.periodic.data_expiry)
+    store.transaction(_clean_up, fence, expiry)
 
 
-def _publish(service, added):
+def _publish(publisher: queue.Publisher,
+             added: Iterable[models.Request]) -> None:
     for request in added:
-        service.publisher.publish(request.id, request.node_uuid,
-                                  request.event)
+        publisher.publish(request.id, request.node_uuid, request.event)
 
 
-def _touch_stale(session, fence, older_than):
+def _touch_stale(session: orm.Session, fence: Fence,
+                 older_than: float) -> list[models.Request]:
     fence(session)
-    stale = requests.stale(session, older_than)
-    requests.touch(session, [r.id for r in stale])
+    stale = ledger.stale(session, older_than)
+    ledger.touch(session, [r.id for r in stale])
     return stale
 
 
-def _add_timeouts(session, fence, timeout):
+def _add_timeouts(session: orm.Session, fence: Fence,
+                  timeout: float) -> list[models.Request]:
     fence(session)
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
     table = models.Node
     expired = session.scalars(sa.select(table).where(
         table.finished_at.is_(None), table.started_at < cutoff,
         table.state.not_in(list(st.FINAL_STATES)))).all()
-    added = [requests.add_once(session, n.uuid, st.TIMEOUT, n.attempt)
+    added = [ledger.add_once(session, n.uuid, st.TIMEOUT, n.attempt)
              for n in expired]
     return [r for r in added if r is not None]
 
 
-def _add_deletes(session, fence, in_ironic, suspects):
+def _add_deletes(session: orm.Session, fence: Fence,
+                 in_ironic: Iterable[str], suspects: frozenset[str]
+                 ) -> tuple[list[models.Request], frozenset[str]]:
     """Delete requests for the missing ``suspects``; the new suspects."""
     fence(session)
     missing = frozenset(session.scalars(sa.select(models.Node.uuid))) - \
         frozenset(in_ironic)
-    added = [requests.add_once(session, u, st.DELETE, None)
+    added = [ledger.add_once(session, u, st.DELETE, None)
              for u in missing & suspects]
     return [r for r in added if r is not None], missing
 
 
-def _clean_up(session, fence, expiry):
+def _clean_up(session: orm.Session, fence: Fence, expiry: float) -> None:
     fence(session)
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=expiry)
     finished = sa.select(models.Node.uuid).where(
@@ -107,24 +125,23 @@ def _clean_up(session, fence, expiry):
     session.execute(sa.delete(models.IntrospectionData).where(
         models.IntrospectionData.node_uuid.in_(finished)))
     session.execute(sa.delete(models.Request).where(
-        models.Request.status.not_in(requests.OPEN),
+        models.Request.status.not_in(ledger.OPEN),
         models.Request.updated_at < cutoff))
 
 
-def tasks(service):
-    """The periodic tasks this configuration enables, not yet started."""
-    conf = service.conf
-    wanted = [('timeout', conf.clean_up_period, time_out),
-              ('redrive', conf.worker.redrive_period, redrive),
-              ('ironic_sync', conf.periodic.ironic_sync_period,
-               IronicSync()),
-              ('data_cleanup', conf.periodic.data_cleanup_period,
-               clean_up_data)]
-    found = [leadership.LeaderTask(service, name, period, func)
-             for name, period, func in wanted if period]
-    if service.firewall is not None and conf.pxe_filter.port_watch_period:
-        # NOTE: it writes nothing, so its (frequent) runs are not logged.
-        found.append(leadership.LeaderTask(
-            service, 'port_watch', conf.pxe_filter.port_watch_period,
-            watcher.PortWatcher(service.bus), log_runs=False))
-    return found
+def jobs(conf: Any, store: db_api.Store, publisher: queue.Publisher,
+         ironic: ironic_client.Ironic
+         ) -> list[tuple[str, float, Callable[[Fence], None]]]:
+    """``[(name, period, job)]``: the periodic jobs ``conf`` enables."""
+    wanted: list[tuple[str, float, Callable[[Fence], None]]] = [
+        ('timeout', conf.clean_up_period,
+         functools.partial(time_out, store, publisher, conf.timeout)),
+        ('redrive', conf.worker.redrive_period,
+         functools.partial(redrive, store, publisher,
+                           conf.worker.redrive_after)),
+        ('ironic_sync', conf.periodic.ironic_sync_period,
+         IronicSync(store, publisher, ironic)),
+        ('data_cleanup', conf.periodic.data_cleanup_period,
+         functools.partial(clean_up_data, store,
+                           conf.periodic.data_expiry))]
+    return [(name, period, job) for name, period, job in wanted if period]

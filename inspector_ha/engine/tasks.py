@@ -9,23 +9,31 @@ the task only sends the recorded changes, which is reentrant, so a
 redelivery resumes it (``doc/guarantees.md`` D3b).
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
 
 from openstack.baremetal.v1 import node as ironic_node_mod
 from oslo_utils import strutils
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.common import retry
+from inspector_ha.db import api as db_api
 from inspector_ha.db import lookup
 from inspector_ha.db import models
+from inspector_ha.db import ledger
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
 from inspector_ha.processing import changes as changes_mod
+from inspector_ha.processing import pipeline as pipeline_mod
 from inspector_ha.processing import ramdisk_logs
 from inspector_ha.rules import engine as rules
+from inspector_ha.engine import throttle as throttle_mod
 
 LOG = logging.getLogger(__name__)
 CANCELED = 'Canceled by operator'
@@ -34,17 +42,47 @@ POWER_OFF = 'power-off'
 #: The ledger row recording an attempt's processing result.
 PROCESSED = 'processed'
 POWER_FIELDS = ['power_state', 'target_power_state']
+#: What a task answers: the follow-up event (or None) and its error text.
+Outcome = tuple[str | None, str | None]
+#: ``announce(op, uuid, macs)``: a node's MACs to the firewall party.
+Announce = Callable[[str, str, Iterable[str]], None]
+
+
+class DataStore(Protocol):
+    """Where introspection data is kept (a plugin; ``save`` is used)."""
+
+    def save(self, session: orm.Session, uuid: str, data: Any,
+             processed: bool) -> None: ...
 
 
 class Tasks:
-    def __init__(self, service):
-        self._svc = service
-        self._bound = {(st.START, st.STARTING): self.introspect,
-                       (st.PROCESS, st.PROCESSING): self.process,
-                       (st.ABORT, st.ABORTING): self.abort,
-                       (st.REAPPLY, st.REAPPLYING): self.reapply}
+    """The tasks bound to transitions, and the processing preparation.
 
-    def run(self, event, to_state, node, request, prepared=None):
+    ``announce(op, uuid, macs)`` tells the firewall party about a node's
+    MACs; ``throttle`` is the reboot throttle; ``conf`` is read for its
+    ``[processing]`` group.
+    """
+
+    def __init__(self, ironic: ironic_client.Ironic, store: db_api.Store,
+                 announce: Announce, throttle: throttle_mod.RebootThrottle,
+                 pipeline: pipeline_mod.Pipeline, data_store: DataStore,
+                 conf: Any) -> None:
+        self._ironic = ironic
+        self._store = store
+        self._announce = announce
+        self._throttle = throttle
+        self._pipeline = pipeline
+        self._data_store = data_store
+        self._conf = conf
+        self._bound: dict[tuple[str, str], Callable[..., Outcome]] = {
+            (st.START, st.STARTING): self.introspect,
+            (st.PROCESS, st.PROCESSING): self.process,
+            (st.ABORT, st.ABORTING): self.abort,
+            (st.REAPPLY, st.REAPPLYING): self.reapply}
+
+    def run(self, event: str, to_state: str, node: models.Node,
+            request: models.Request | None,
+            prepared: Processed | None = None) -> Outcome:
         """Run the task bound to ``event`` into ``to_state``, if any, with
         what :meth:`prepare` recorded."""
         task = self._bound.get((event, to_state))
@@ -52,7 +90,8 @@ class Tasks:
             return None, None
         return self._guarded(event, node, task, node, request, prepared)
 
-    def _guarded(self, event, node, task, *args):
+    def _guarded(self, event: str, node: models.Node,
+                 task: Callable[..., Outcome], *args: Any) -> Outcome:
         """``task(*args)``; a failure is the follow-up ``error``."""
         try:
             return task(*args)
@@ -66,24 +105,25 @@ class Tasks:
             LOG.exception('Task %s of node %s crashed', event, node.uuid)
             return st.FAIL, 'Unexpected error: %s' % exc
 
-    def introspect(self, node, request, prepared=None):
-        svc = self._svc
-        macs = svc.ironic.port_macs(node.uuid)
-        svc.store.transaction(_replace_macs, node.uuid, macs)
-        svc.announce_whitelist('add', node.uuid, macs)
+    def introspect(self, node: models.Node, request: models.Request | None,
+                   prepared: Processed | None = None) -> Outcome:
+        macs = self._ironic.port_macs(node.uuid)
+        self._store.transaction(_replace_macs, node.uuid, macs)
+        self._announce('add', node.uuid, macs)
         if node.manage_boot is not False:
-            svc.ironic.set_pxe_boot(node.uuid, persistent=self._persistent(
+            self._ironic.set_pxe_boot(node.uuid, persistent=self._persistent(
                 node, request))
-            svc.throttle.run(self._power_on_once, node)
+            self._throttle.run(self._power_on_once, node)
         return st.WAIT, None
 
-    def _persistent(self, node, request):
+    def _persistent(self, node: models.Node,
+                    request: models.Request | None) -> bool:
         """Upstream's ``driver_info/force_persistent_boot_device``:
         ``Always`` (or a true value) sets PXE boot persistently; ``Default``
         and ``Never`` (or anything else) for the next boot only."""
-        snapshot = requests.payload(request).get('node') if request else None
+        snapshot = ledger.payload(request).get('node') if request else None
         if snapshot is None:
-            snapshot = self._svc.ironic.get_node(
+            snapshot = self._ironic.get_node(
                 node.uuid, fields=['driver_info']).to_dict(computed=False)
         value = (snapshot.get('driver_info') or {}).get(
             'force_persistent_boot_device', 'Default')
@@ -91,7 +131,7 @@ class Tasks:
             return value == 'Always'
         return strutils.bool_from_string(value, default=False)
 
-    def _power_on_once(self, node):
+    def _power_on_once(self, node: models.Node) -> None:
         """Reboot at most once per attempt. A start is redelivered if its
         worker died or froze mid-task (D3), so the power-on is claimed in
         SQL first, only while this delivery's write is the node's latest:
@@ -99,35 +139,36 @@ class Tasks:
         one finding an earlier claim reboots only if Ironic shows the node
         off (the earlier delivery died before it)."""
         if self._claimed(node, POWER_ON, self._powered_on):
-            self._svc.ironic.reboot(node.uuid)
+            self._ironic.reboot(node.uuid)
 
-    def _claimed(self, node, effect, done):
+    def _claimed(self, node: models.Node, effect: str,
+                 done: Callable[[models.Node], bool]) -> bool:
         """Whether this delivery is to perform ``effect`` (:data:`POWER_ON`
         or :data:`POWER_OFF`) on ``node``: it claims it in SQL, once per
         attempt; after an earlier claim, only if ``done(node)`` (Ironic's
         view) says the effect did not happen."""
-        claim = _claim(self._svc.store, node, effect)
-        if claim == requests.STALE or (
-                claim == requests.TAKEN and done(node)):
+        claim = _claim(self._store, node, effect)
+        if claim == ledger.STALE or (
+                claim == ledger.TAKEN and done(node)):
             LOG.info('Not doing %s of node %s again for attempt %d: %s',
                      effect, node.uuid, node.attempt, claim)
             return False
         return True
 
-    def _powered_on(self, node):
-        ironic_node = self._svc.ironic.get_node(node.uuid,
-                                                fields=POWER_FIELDS)
+    def _powered_on(self, node: models.Node) -> bool:
+        ironic_node = self._ironic.get_node(node.uuid, fields=POWER_FIELDS)
         return (ironic_node.power_state == 'power on' or
                 bool(ironic_node.target_power_state))
 
-    def prepare(self, event, to_state, node, request):
+    def prepare(self, event: str, to_state: str, node: models.Node,
+                request: models.Request) -> Processed | None:
         """Work done before the transition commits, recorded in its
         transaction: a :class:`Processed` for ``waiting -> processing``
         (hooks and rules run here, once), else None."""
         if (event, to_state) != (st.PROCESS, st.PROCESSING):
             return None
-        snapshot, macs = self._svc.store.transaction(_as_started, node)
-        data = requests.payload(request)
+        snapshot, macs = self._store.transaction(_as_started, node)
+        data = ledger.payload(request)
         logs = ramdisk_logs.take(data)
         try:
             changes, ironic_node = self._changes(node, data, snapshot, macs)
@@ -142,28 +183,30 @@ class Tasks:
         # NOTE: upstream's: an active node (permit_active_introspection)
         # keeps its power on.
         changes.power_off = (node.manage_boot is not False and
-                             self._svc.conf.processing.power_off and
+                             self._conf.processing.power_off and
                              ironic_node.provision_state not in
                              ironic_client.ACTIVE_STATES)
         changes.power_off_optional = ironic_node.provision_state == 'enroll'
-        return Processed(changes, data, self._svc.data_store)
+        return Processed(changes, data, self._data_store)
 
-    def _failed(self, node, data, logs, error):
+    def _failed(self, node: models.Node, data: dict[str, Any],
+                logs: str | None, error: str) -> Processed:
         """Processing failed with ``error``: save the ramdisk's logs (as
         upstream does on a failure) and record the failure."""
         if logs is not None:
-            ramdisk_logs.save(self._svc.conf, logs, data, node.uuid)
+            ramdisk_logs.save(self._conf, logs, data, node.uuid)
         return Processed(changes_mod.Changes.failed(error))
 
-    def process(self, node, request, prepared):
+    def process(self, node: models.Node, request: models.Request | None,
+                prepared: Processed) -> Outcome:
         return self._apply(node, prepared.changes, again=False)
 
-    def resume_processing(self, node):
+    def resume_processing(self, node: models.Node) -> Outcome | None:
         """Send again the changes recorded when ``node`` entered
         ``processing``; None if none were recorded (a node that entered
         it before this release)."""
-        values = self._svc.store.transaction(
-            requests.recorded, node.uuid, PROCESSED, node.attempt)
+        values = self._store.transaction(
+            ledger.recorded, node.uuid, PROCESSED, node.attempt)
         if values is None:
             return None
         LOG.info('Node %s: the process request met again; sending the '
@@ -172,22 +215,23 @@ class Tasks:
         return self._guarded(st.PROCESS, node, self._apply, node, changes,
                              True)
 
-    def _apply(self, node, changes, again):
+    def _apply(self, node: models.Node, changes: changes_mod.Changes,
+               again: bool) -> Outcome:
         if changes.error:
             return st.FAIL, changes.error
-        changes_mod.apply(self._svc.ironic, node.uuid, changes, again)
+        changes_mod.apply(self._ironic, node.uuid, changes, again)
         if changes.power_off:
             self._power_off_once(node, changes.power_off_optional)
         return st.FINISH, None
 
-    def _power_off_once(self, node, optional):
+    def _power_off_once(self, node: models.Node, optional: bool) -> None:
         """Power off at most once per attempt (claimed in SQL like the
         power-on); a delivery finding an earlier claim powers off only if
         Ironic does not show the node off."""
         if not self._claimed(node, POWER_OFF, self._powered_off):
             return
         try:
-            self._svc.ironic.power_off(node.uuid)
+            self._ironic.power_off(node.uuid)
         except ironic_client.Error as exc:
             # NOTE: upstream's: a node still in enroll (discovered) may
             # have no working power credentials yet.
@@ -196,19 +240,20 @@ class Tasks:
             LOG.info('Failed to power off node %s in enroll state, '
                      'ignoring: %s', node.uuid, exc)
 
-    def _powered_off(self, node):
-        ironic_node = self._svc.ironic.get_node(node.uuid,
-                                                fields=POWER_FIELDS)
+    def _powered_off(self, node: models.Node) -> bool:
+        ironic_node = self._ironic.get_node(node.uuid, fields=POWER_FIELDS)
         return (ironic_node.target_power_state == 'power off' or (
             ironic_node.power_state == 'power off' and
             not ironic_node.target_power_state))
 
-    def abort(self, node, request, prepared=None):
+    def abort(self, node: models.Node, request: models.Request | None,
+              prepared: Processed | None = None) -> Outcome:
         if node.manage_boot is not False:
-            self._svc.ironic.power_off(node.uuid)
+            self._ironic.power_off(node.uuid)
         return st.ABORT_END, CANCELED
 
-    def reapply(self, node, request, prepared=None):
+    def reapply(self, node: models.Node, request: models.Request,
+                prepared: Processed | None = None) -> Outcome:
         """Process the request's unprocessed data again; never power off.
 
         Runs every ``before_processing`` hook (a failure ends in error),
@@ -220,30 +265,30 @@ class Tasks:
         timeout check never picks it (a crashed reapply is redelivered
         instead).
         """
-        svc = self._svc
-        data = requests.payload(request)
-        failures = svc.pipeline.before_processing(data)
+        data = ledger.payload(request)
+        failures = self._pipeline.before_processing(data)
         if failures:
             raise base.HookError(base.pre_hooks_failed(failures))
         changes, _ = self._changes(node, data)
-        changes_mod.apply(svc.ironic, node.uuid, changes, again=True)
-        svc.store.transaction(svc.data_store.save, node.uuid, data, True)
+        changes_mod.apply(self._ironic, node.uuid, changes, again=True)
+        self._store.transaction(self._data_store.save, node.uuid, data, True)
         return st.FINISH, None
 
-    def _changes(self, node, data, snapshot=None, macs=None):
+    def _changes(self, node: models.Node, data: dict[str, Any],
+                 snapshot: Any = None, macs: list[str] | None = None
+                 ) -> tuple[changes_mod.Changes, Any]:
         """``(Changes, Ironic node)``: the hooks' and rules' changes.
 
         ``snapshot`` and ``macs``, the node and its port MACs as they were
         when the introspection started, spare two Ironic calls; without
         them (reapply, discovery) they are read from Ironic.
         """
-        svc = self._svc
-        ironic_node = snapshot or svc.ironic.get_node(node.uuid)
+        ironic_node = snapshot or self._ironic.get_node(node.uuid)
         if macs is None:
-            macs = svc.ironic.port_macs(node.uuid)
-        context = base.NodeContext(svc.ironic, ironic_node, macs)
-        svc.pipeline.before_update(data, context)
-        rules.apply(svc.store, context, data)
+            macs = self._ironic.port_macs(node.uuid)
+        context = base.NodeContext(self._ironic, ironic_node, macs)
+        self._pipeline.before_update(data, context)
+        rules.apply(self._store, context, data)
         return context.changes(), ironic_node
 
 
@@ -252,25 +297,28 @@ class Processed:
     the changes to send (``PROCESSED`` ledger row of the attempt) and,
     when processing succeeded, the processed data."""
 
-    def __init__(self, changes, data=None, data_store=None):
+    def __init__(self, changes: changes_mod.Changes,
+                 data: dict[str, Any] | None = None,
+                 data_store: DataStore | None = None) -> None:
         self.changes = changes
         self._data = data
         self._data_store = data_store
 
-    def record(self, session, node):
-        requests.record_once(session, node.uuid, PROCESSED, node.attempt,
-                             self.changes.to_dict())
+    def record(self, session: orm.Session, node: models.Node) -> None:
+        ledger.record_once(session, node.uuid, PROCESSED, node.attempt,
+                           self.changes.to_dict())
         if self._data_store is not None:
             self._data_store.save(session, node.uuid, self._data, True)
 
 
-def _as_started(session, node):
+def _as_started(session: orm.Session,
+                node: models.Node) -> tuple[Any, list[str] | None]:
     """``(Ironic node snapshot or None, MACs or None)`` recorded when this
     attempt started (by the API and by :meth:`Tasks.introspect`)."""
-    snapshot = None
-    for request in requests.for_node(session, node.uuid):
+    snapshot: dict[str, Any] | None = None
+    for request in ledger.for_node(session, node.uuid):
         if request.event == st.START and request.attempt == node.attempt:
-            snapshot = requests.payload(request).get('node')
+            snapshot = ledger.payload(request).get('node')
     if snapshot is None:
         return None, None
     macs = session.scalars(sa.select(models.Attribute.value).where(
@@ -279,21 +327,22 @@ def _as_started(session, node):
     return ironic_node_mod.Node.existing(**snapshot), list(macs)
 
 
-def _claim(store, node, effect):
+def _claim(store: db_api.Store, node: models.Node, effect: str) -> str:
     try:
-        return store.transaction(requests.claim_once, node, effect)
+        return store.transaction(ledger.claim_once, node, effect)
     except sa.exc.IntegrityError:
-        return requests.TAKEN
+        return ledger.TAKEN
 
 
-def _replace_macs(session, uuid, macs):
+def _replace_macs(session: orm.Session, uuid: str,
+                  macs: Iterable[str]) -> None:
     session.execute(sa.delete(models.Attribute).where(
         models.Attribute.node_uuid == uuid,
         models.Attribute.name == lookup.MAC))
     nodes.add_attributes(session, uuid, lookup.MAC, macs)
 
 
-def error_for(event, state, payload):
+def error_for(event: str, state: str, payload: dict[str, Any]) -> str:
     """The error text recorded when ``event`` leads to ``error``."""
     if st.is_deja_vu(state, event):
         return ('Request %r delivered again after its strict transition '

@@ -1,6 +1,15 @@
 """The cluster-wide reboot throttle: one lock, one power-on per quantum."""
 
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from inspector_ha.common import retry
+from inspector_ha.coordination import tooz_backend
+
+T = TypeVar('T')
 
 
 class RebootThrottle:
@@ -11,12 +20,13 @@ class RebootThrottle:
     A quantum of 0 disables the throttle.
     """
 
-    def __init__(self, coordinator, quantum, stop):
+    def __init__(self, coordinator: tooz_backend.Coordinator, quantum: float,
+                 stop: threading.Event) -> None:
         self._coordinator = coordinator
         self._quantum = quantum
         self._stop = stop
 
-    def run(self, func, *args):
+    def run(self, func: Callable[..., T], *args: Any) -> T:
         if self._quantum <= 0:
             return func(*args)
         lock = self._coordinator.lock('reboot')

@@ -18,38 +18,65 @@ write. Every transition this worker attempts is logged as one
 gone, so that it stops (and its supervisor restarts it) like a busy one.
 """
 
+from __future__ import annotations
+
 import json
 import logging
 import os
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 
+from inspector_ha.common import lifecycle as lifecycle_mod
 from inspector_ha.common import logctx
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
+from inspector_ha.db import api as db_api
 from inspector_ha.db import conflicts
+from inspector_ha.db import ledger
 from inspector_ha.db import models
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db.models import Node, Request
 from inspector_ha.engine import tasks as tasks_mod
 from inspector_ha.fsm import machine
 from inspector_ha.fsm import states as st
-from inspector_ha.messaging import queue
+from inspector_ha.messaging import objects
 
 LOG = logging.getLogger(__name__)
+#: ``node_lock(uuid)``: the coordinator's lock of a node (``try_acquire``,
+#: ``release``).
+NodeLock = Callable[[str], Any]
 
 
 class Worker:
-    def __init__(self, service):
-        self._svc = service
-        self._store = service.store
-        self._tasks = tasks_mod.Tasks(service)
-        self._actor = service.member_id
+    """Handles delivered requests (:meth:`handle`, the consumer's
+    callback).
 
-    def handle(self, message):
+    ``node_lock(uuid)`` is the coordinator's node lock, ``tasks`` the
+    :class:`inspector_ha.engine.tasks.Tasks` bound to transitions,
+    ``announce(op, uuid, macs)`` tells the firewall party about a node's
+    MACs, ``opts`` is the ``[worker]`` group, ``actor`` this member's id
+    (recorded with every transition).
+    """
+
+    def __init__(self, store: db_api.Store, node_lock: NodeLock,
+                 tasks: tasks_mod.Tasks, announce: tasks_mod.Announce,
+                 lifecycle: lifecycle_mod.Lifecycle, opts: Any,
+                 actor: str) -> None:
+        self._store = store
+        self._node_lock = node_lock
+        self._tasks = tasks
+        self._announce = announce
+        self._life = lifecycle
+        self._opts = opts
+        self._actor = actor
+
+    def handle(self, message: objects.TransitionRequest) -> bool:
         """Handle one delivered request; True consumes it."""
-        if self._svc.stop.is_set():
+        if self._life.stop.is_set():
             return False
         logctx.clear()
         try:
@@ -58,7 +85,7 @@ class Worker:
             return False
         except retry.BackendUnavailable as exc:
             LOG.error('Stopping: %s', exc)
-            self._svc.fail(exc)
+            self._life.fail(exc)
             return False
         except Exception as exc:
             LOG.exception('Request %s failed; it will be delivered again',
@@ -66,19 +93,19 @@ class Worker:
             self._note_failure(message.request_id, exc)
             return False
 
-    def _note_failure(self, request_id, exc):
+    def _note_failure(self, request_id: str, exc: Exception) -> None:
         try:
-            self._store.transaction(requests.note_failure, request_id,
+            self._store.transaction(ledger.note_failure, request_id,
                                     '%s: %s' % (type(exc).__name__, exc))
         except Exception as again:
             LOG.warning('Could not record the failure: %r', again)
 
-    def _handle(self, message):
-        request = self._store.transaction(requests.get, message.request_id)
-        if request is None or request.status not in requests.OPEN:
+    def _handle(self, message: objects.TransitionRequest) -> bool:
+        request = self._store.transaction(ledger.get, message.request_id)
+        if request is None or request.status not in ledger.OPEN:
             return True
         logctx.bind(request)
-        lock = self._svc.coordinator.node_lock(request.node_uuid)
+        lock = self._node_lock(request.node_uuid)
         if not lock.try_acquire():
             return self._put_back('node %s is locked' % request.node_uuid)
         try:
@@ -86,18 +113,18 @@ class Worker:
         finally:
             lock.release()
 
-    def _put_back(self, why):
+    def _put_back(self, why: str) -> bool:
         LOG.debug('Putting a request back: %s', why)
         metrics.PUT_BACKS.inc()
-        self._svc.stop.wait(self._svc.conf.worker.requeue_delay)
+        self._life.stop.wait(self._opts.requeue_delay)
         return False
 
-    def _drive(self, request):
+    def _drive(self, request: Request) -> bool:
         # Read again under the lock: a delivery that finished while this
         # one waited for the lock has already done the work.
         request, deliveries, node = self._store.transaction(
             _count_delivery, request.id)
-        if request.status not in requests.OPEN:
+        if request.status not in ledger.OPEN:
             return True
         if _parked(request, node):
             LOG.info('Request %s (process) came while node %s is starting; '
@@ -105,7 +132,7 @@ class Worker:
                      request.node_uuid)
             return True
         metrics.delivered(request, deliveries)
-        if deliveries > self._svc.conf.worker.max_deliveries:
+        if deliveries > self._opts.max_deliveries:
             return self._bury(request, node, deliveries)
         if request.event == st.DELETE:
             return self._delete(request)
@@ -113,8 +140,8 @@ class Worker:
             return self._reject(request, 'stale: node gone or restarted')
         return self._advance(request, node)
 
-    def _advance(self, request, node):
-        if (request.status == requests.APPLIED and
+    def _advance(self, request: Request, node: Node) -> bool:
+        if (request.status == ledger.APPLIED and
                 st.is_deja_vu(node.state, request.event)):
             follow_up = self._tasks.resume_processing(node)
             if follow_up is not None:
@@ -122,13 +149,13 @@ class Worker:
         try:
             to_state = machine.advance(node.state, request.event)
         except machine.IllegalTransition as exc:
-            if request.status == requests.APPLIED:
+            if request.status == ledger.APPLIED:
                 return self._done(request, 'already applied; %s' % exc)
             return self._reject(request, str(exc))
         error = None
         if to_state == st.ERROR:
             error = tasks_mod.error_for(request.event, node.state,
-                                        requests.payload(request))
+                                        ledger.payload(request))
         prepared = self._tasks.prepare(request.event, to_state, node,
                                        request)
         try:
@@ -143,7 +170,8 @@ class Worker:
                                        request, prepared)
         return self._finish(request, node, event, error)
 
-    def _finish(self, request, node, event, error):
+    def _finish(self, request: Request, node: Node, event: str | None,
+                error: str | None) -> bool:
         try:
             to_state, stayed = self._store.transaction(
                 _follow_up, node, request, event, self._actor, error)
@@ -162,7 +190,7 @@ class Worker:
             self._drive_parked(node)
         return True
 
-    def _drive_parked(self, node):
+    def _drive_parked(self, node: Node) -> None:
         """Apply at once a ramdisk's data that came while the node was
         starting (still under this node's lock); if that fails, the
         request stays open and the outbox re-drive publishes it again."""
@@ -171,16 +199,18 @@ class Worker:
         if parked is not None:
             self._drive(parked)
 
-    def _committed(self, request, node, event, to_state, stayed):
+    def _committed(self, request: Request, node: Node, event: str,
+                   to_state: str | None, stayed: float | None) -> None:
         """Log a committed transition (``stayed``: seconds in the state it
         left); one that ends the introspection takes the node's MACs off
         the PXE white-list at once."""
         self._log(request, node, event, to_state, 'committed')
         metrics.committed(node, to_state, stayed)
         if to_state in st.FINAL_STATES:
-            self._svc.announce_whitelist('remove', node.uuid, ())
+            self._announce('remove', node.uuid, ())
 
-    def _log(self, request, node, event, to_state, outcome):
+    def _log(self, request: Request, node: Node, event: str | None,
+             to_state: str | None, outcome: str) -> None:
         """One ``TRANSITION`` line per attempted transition."""
         metrics.TRANSITIONS.labels(event, outcome).inc()
         LOG.info('TRANSITION %s', json.dumps({
@@ -189,18 +219,19 @@ class Worker:
             'generation': node.generation + 1, 'actor': self._actor,
             'outcome': outcome}, sort_keys=True))
 
-    def _done(self, request, why):
-        self._store.transaction(_close, request.id, requests.DONE, why)
+    def _done(self, request: Request, why: str) -> bool:
+        self._store.transaction(_close, request.id, ledger.DONE, why)
         return True
 
-    def _reject(self, request, why):
+    def _reject(self, request: Request, why: str) -> bool:
         LOG.info('Request %s (%s of node %s) rejected: %s', request.id,
                  request.event, request.node_uuid, why)
-        self._store.transaction(requests.mark, request.id,
-                                requests.REJECTED, why)
+        self._store.transaction(ledger.mark, request.id,
+                                ledger.REJECTED, why)
         return True
 
-    def _bury(self, request, node, deliveries):
+    def _bury(self, request: Request, node: Node | None,
+              deliveries: int) -> bool:
         """Dead-letter a request that failed on every delivery."""
         why = 'Request %s was delivered %d times without success' % (
             request.event, deliveries)
@@ -209,80 +240,91 @@ class Worker:
         LOG.error('Dead-lettering request %s of node %s: %s', request.id,
                   request.node_uuid, why)
         metrics.DEAD_LETTERS.inc()
-        fail = _failable(node, request)
+        failing = node if _failable(node, request) else None
         try:
             stayed = self._store.transaction(
-                _close_dead, node if fail else None, request, self._actor,
-                why)
+                _close_dead, failing, request, self._actor, why)
         except conflicts.StaleWrite as exc:
-            if fail:
-                self._log(request, node, st.FAIL, st.ERROR, 'stale')
+            if failing is not None:
+                self._log(request, failing, st.FAIL, st.ERROR, 'stale')
             return self._put_back(str(exc))
-        if fail:
-            self._committed(request, node, st.FAIL, st.ERROR, stayed)
+        if failing is not None:
+            self._committed(request, failing, st.FAIL, st.ERROR, stayed)
         return True
 
-    def _delete(self, request):
+    def _delete(self, request: Request) -> bool:
         self._store.transaction(_delete_node_row, request)
         LOG.info('Node %s deleted (request %s)', request.node_uuid,
                  request.id)
-        self._svc.announce_whitelist('remove', request.node_uuid, ())
+        self._announce('remove', request.node_uuid, ())
         return True
 
 
-def _count_delivery(session, request_id):
+def _count_delivery(session: orm.Session, request_id: str
+                    ) -> tuple[Request, int, Node | None]:
     """``(request, deliveries, node)``; an open request's delivery is
     counted (a closed one's is not: there is nothing left to do; nor is
     a parked one's, which came too early to fail)."""
-    request = requests.get(session, request_id)
-    if request.status not in requests.OPEN:
+    request = ledger.get(session, request_id)
+    # NOTE: read a moment ago; only closed requests are ever deleted.
+    assert request is not None
+    if request.status not in ledger.OPEN:
         return request, 0, None
     node = nodes.get(session, request.node_uuid)
     if _parked(request, node):
         return request, 0, node
-    return request, requests.count_delivery(session, request_id), node
+    return request, ledger.count_delivery(session, request_id), node
 
 
-def _parked(request, node):
+def _parked(request: Request, node: Node | None) -> bool:
     """Whether ``request`` is ramdisk data that came while its node was
     still starting: it waits (open in SQL) for the start to finish."""
     return (request.event == st.PROCESS and node is not None and
             node.state == st.STARTING and request.attempt == node.attempt)
 
 
-def _open_process(session, uuid, attempt):
-    for request in requests.for_node(session, uuid):
+def _open_process(session: orm.Session, uuid: str,
+                  attempt: int) -> Request | None:
+    for request in ledger.for_node(session, uuid):
         if (request.event == st.PROCESS and request.attempt == attempt and
-                request.status == requests.PENDING):
+                request.status == ledger.PENDING):
             return request
     return None
 
 
-def _save(session, node, request, to_state, actor, error, prepared=None):
+def _save(session: orm.Session, node: Node, request: Request, to_state: str,
+          actor: str, error: str | None,
+          prepared: tasks_mod.Processed | None = None
+          ) -> tuple[Node, float | None]:
     """Commit the transition, mark the request applied and record what
     the task prepared for it: ``(node as saved, seconds in the state it
     left)``."""
-    requests.mark_open(session, request.id, requests.APPLIED)
+    ledger.mark_open(session, request.id, ledger.APPLIED)
     stayed = nodes.transition(session, node, request.event, to_state,
                               actor, request.id, error)
     if prepared is not None:
         prepared.record(session, node)
-    return nodes.get(session, node.uuid), stayed
+    saved = nodes.get(session, node.uuid)
+    assert saved is not None  # the transition above updated it
+    return saved, stayed
 
 
-def _follow_up(session, node, request, event, actor, error):
+def _follow_up(session: orm.Session, node: Node, request: Request,
+               event: str | None, actor: str, error: str | None
+               ) -> tuple[str | None, float | None]:
     """Apply the task's follow-up event and mark the request done:
     ``(state reached or None, seconds in the state it left or None)``."""
-    to_state = stayed = None
+    to_state: str | None = None
+    stayed: float | None = None
     if event is not None:
         to_state = machine.advance(node.state, event)
         stayed = nodes.transition(session, node, event, to_state, actor,
                                   request.id, error)
-    requests.mark_open(session, request.id, requests.DONE)
+    ledger.mark_open(session, request.id, ledger.DONE)
     return to_state, stayed
 
 
-def _moved_by(session, uuid, request_id):
+def _moved_by(session: orm.Session, uuid: str, request_id: str) -> bool:
     """Whether the node's last transition was made for ``request_id``."""
     table = models.Transition
     return session.scalar(
@@ -290,35 +332,37 @@ def _moved_by(session, uuid, request_id):
         .order_by(table.id.desc()).limit(1)) == request_id
 
 
-def _close(session, request_id, status, why):
+def _close(session: orm.Session, request_id: str, status: str,
+           why: str) -> None:
     """Close the request unless it is closed already."""
     try:
-        requests.mark_open(session, request_id, status, why)
+        ledger.mark_open(session, request_id, status, why)
     except conflicts.StaleWrite:
         pass
 
 
-def _failable(node, request):
+def _failable(node: Node | None, request: Request) -> bool:
     """Whether a dead request's node is still waiting on it."""
     return (node is not None and request.attempt == node.attempt and
             node.state not in st.FINAL_STATES and
             st.target(node.state, st.FAIL) == st.ERROR)
 
 
-def _close_dead(session, node, request, actor, why):
+def _close_dead(session: orm.Session, node: Node | None, request: Request,
+                actor: str, why: str) -> float | None:
     """Close ``request`` as dead and, given ``node``, fail it with ``why``;
     the seconds the node spent in the state it left, if it was failed."""
-    stayed = None
+    stayed: float | None = None
     if node is not None:
         stayed = nodes.transition(session, node, st.FAIL, st.ERROR, actor,
                                   request.id, why)
-    requests.mark_open(session, request.id, requests.DEAD, why)
+    ledger.mark_open(session, request.id, ledger.DEAD, why)
     return stayed
 
 
-def _delete_node_row(session, request):
+def _delete_node_row(session: orm.Session, request: Request) -> None:
     nodes.delete(session, request.node_uuid)
-    requests.mark(session, request.id, requests.DONE)
+    ledger.mark(session, request.id, ledger.DONE)
 
 
 class Watch(threading.Thread):
@@ -335,41 +379,45 @@ class Watch(threading.Thread):
     to the queue and every SQL write is a whole transaction.
     """
 
-    def __init__(self, service, hard_exit=os._exit):
+    def __init__(self, store: db_api.Store, broker: tuple[Any, Any] | None,
+                 lifecycle: lifecycle_mod.Lifecycle, opts: Any,
+                 hard_exit: Callable[[int], object] = os._exit) -> None:
+        """``broker`` is ``(probe, retry policy)`` or None (in-process
+        messaging); ``opts`` the ``[worker]`` group."""
         super().__init__(name='backend-watch', daemon=True)
-        self._svc = service
+        self._store = store
+        self._broker: Any
+        self._broker_policy: Any
+        self._broker, self._broker_policy = broker or (None, None)
+        self._life = lifecycle
+        self._opts = opts
         self._hard_exit = hard_exit
-        conf = service.conf
-        self._broker = queue.broker_probe(conf, conf.queue.probe_timeout)
-        self._broker_policy = retry.RetryPolicy(
-            'queue', conf.queue.retry_count, conf.queue.retry_timeout,
-            service.stop, (queue.BrokerUnreachable,))
 
-    def run(self):
+    def run(self) -> None:
         try:
             self._watch()
         finally:
             if self._broker is not None:
                 self._broker.close()
-        if self._svc.failure is not None:
-            self._exit_in_time(self._svc.conf.worker.shutdown_timeout)
+        if self._life.failure is not None:
+            self._exit_in_time(self._opts.shutdown_timeout)
 
-    def _watch(self):
+    def _watch(self) -> None:
         try:
-            while not self._svc.stop.wait(self._svc.conf.worker.watch_period):
+            while not self._life.stop.wait(self._opts.watch_period):
                 self.probe()
         except retry.Interrupted:
             pass
         except retry.BackendUnavailable as exc:
             LOG.error('Stopping: %s', exc)
-            self._svc.fail(exc)
+            self._life.fail(exc)
 
-    def probe(self):
-        self._svc.store.transaction(_ping)
+    def probe(self) -> None:
+        self._store.transaction(_ping)
         if self._broker is not None:
             self._broker_policy.call(self._broker)
 
-    def _exit_in_time(self, grace):
+    def _exit_in_time(self, grace: float) -> None:
         threading.Event().wait(grace)
         LOG.error('Shutdown not over %.1f s after the failure; exiting',
                   grace)
@@ -378,5 +426,5 @@ class Watch(threading.Thread):
         self._hard_exit(1)
 
 
-def _ping(session):
+def _ping(session: orm.Session) -> None:
     session.execute(sa.text('SELECT 1'))

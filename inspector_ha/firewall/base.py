@@ -3,16 +3,25 @@
 Packet semantics when open: a white-listed MAC is allowed; else a
 black-listed MAC is dropped; else the packet is allowed, or dropped with
 ``deny_unknown``.  When closed, every DHCP packet to the host is dropped.
-Drivers are stevedore plugins of :data:`NAMESPACE` (one module each).
+A driver is one module and an entry point of :data:`NAMESPACE` (in any
+installed package); it declares the option group it reads (``group``,
+``opts``), registered when it is loaded.  What every driver reads is in
+``[pxe_filter]``.
 """
+
+from __future__ import annotations
 
 import abc
 import logging
+import threading
 import typing
+from collections.abc import Iterable
+from typing import Any
 
 from stevedore import driver as stevedore_driver
 
 from inspector_ha.common import addresses
+from inspector_ha.conf import plugins
 from inspector_ha.firewall import runner as runner_mod
 
 LOG = logging.getLogger(__name__)
@@ -28,19 +37,19 @@ class State(typing.NamedTuple):
     seconds without :meth:`Driver.renew` where the driver is ``leased``.
     """
     open_for: float | None
-    whitelist: frozenset
-    blacklist: frozenset
+    whitelist: frozenset[str]
+    blacklist: frozenset[str]
     deny_unknown: bool
 
     @property
-    def is_open(self):
+    def is_open(self) -> bool:
         return self.open_for is not None
 
 
 CLOSED = State(None, frozenset(), frozenset(), False)
 
 
-def clean_macs(macs):
+def clean_macs(macs: Iterable[object]) -> list[str]:
     """Sorted lower-case MACs; anything else is logged and left out (it
     would otherwise end up in a firewall script)."""
     lowered = {str(mac).lower() for mac in macs}
@@ -50,9 +59,10 @@ def clean_macs(macs):
     return sorted(lowered.difference(bad))
 
 
-def dhcp_ports(conf):
-    """UDP ports of the PXE DHCP service for ``[iptables] ip_version``."""
-    return (67, 547) if conf.iptables.ip_version == '6' else (67,)
+def dhcp_ports(conf: Any) -> tuple[int, ...]:
+    """UDP ports of the PXE DHCP service for ``[pxe_filter]
+    ip_version``."""
+    return (67, 547) if conf.pxe_filter.ip_version == '6' else (67,)
 
 
 class Driver(abc.ABC):
@@ -61,38 +71,52 @@ class Driver(abc.ABC):
     leased = False
     """True when the pass rule expires by itself (kernel-enforced)."""
 
-    def __init__(self, conf, runner):
+    group: str | None = None
+    """The option group the driver owns, or None."""
+
+    opts: tuple[Any, ...] | list[Any] = ()
+    """The options of ``group``."""
+
+    @classmethod
+    def list_opts(cls) -> list[tuple[str, list[Any]]]:
+        """``[(group, [opts])]`` the driver reads besides ``[pxe_filter]``
+        (for the sample configuration, and registered at start-up)."""
+        return [(cls.group, list(cls.opts))] if cls.group else []
+
+    def __init__(self, conf: Any, runner: runner_mod.Runner) -> None:
+        for group, opts in self.list_opts():
+            conf.register_opts(opts, group=group)
         self.conf = conf
         self.runner = runner
-        self.interface = conf.iptables.dnsmasq_interface
-        self.applied = None
+        self.interface = conf.pxe_filter.dnsmasq_interface
+        self.applied: State | None = None
 
     @property
-    def name(self):
+    def name(self) -> str:
         return type(self).__module__.rsplit('.', 1)[-1]
 
     @abc.abstractmethod
-    def init(self):
+    def init(self) -> None:
         """Remove leftovers of an earlier run, create the structures, PXE
         blocked."""
 
     @abc.abstractmethod
-    def apply(self, state):
+    def apply(self, state: State) -> None:
         """Make the filter match ``state``, atomically where possible."""
 
-    def renew(self, open_for):
+    def renew(self, open_for: float) -> None:
         """Re-arm the pass rule's lease (no-op without leases)."""
 
     @abc.abstractmethod
-    def block(self):
+    def block(self) -> None:
         """Close PXE completely, fast, whatever state the host is in."""
 
-    def _apply_changes(self, last, state):
+    def _apply_changes(self, last: State, state: State) -> None:
         """Turn ``last`` into ``state`` by changes only (no rebuild); a
         driver that calls :meth:`_diff_applied` provides it."""
         raise NotImplementedError
 
-    def _diff_applied(self, last, state):
+    def _diff_applied(self, last: State | None, state: State) -> bool:
         """Apply ``state`` as changes to ``last``; False if it cannot
         (nothing applied yet, ``deny_unknown`` changed, or the changes
         failed): the caller then rebuilds."""
@@ -105,7 +129,7 @@ class Driver(abc.ABC):
             return False
         return True
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         """A small JSON-able dict of the filter state (from memory)."""
         state = self.applied
         return {'driver': self.name,
@@ -115,15 +139,19 @@ class Driver(abc.ABC):
                 'deny_unknown': bool(state and state.deny_unknown)}
 
 
-def load(conf, stop=None):
+def load(conf: Any, stop: threading.Event | None = None) -> Driver:
     """The driver named by ``[pxe_filter] driver``, with its Runner."""
     opts = conf.pxe_filter
     if opts.deny_unknown_macs and conf.processing.node_not_found_hook:
         raise ValueError('[pxe_filter] deny_unknown_macs and [processing] '
                          'node_not_found_hook exclude each other')
+    try:
+        plugins.check(conf, 'pxe_filter', 'driver')
+    except ValueError as exc:
+        raise ValueError('[pxe_filter] driver: %s' % exc) from None
     runner = runner_mod.Runner(opts.command_prefix, opts.command_timeout,
                                stop)
-    manager = stevedore_driver.DriverManager(
+    manager: Any = stevedore_driver.DriverManager(
         NAMESPACE, opts.driver, invoke_on_load=True,
         invoke_args=(conf, runner))
     return manager.driver

@@ -11,10 +11,16 @@ Announcing is best effort: the periodic Ironic sync and the store
 polling repair anything lost.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Iterable
+from typing import Any
 
 import oslo_messaging as messaging
 
+from inspector_ha.coordination import releases as releases_mod
+from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.messaging import objects
 
 LOG = logging.getLogger(__name__)
@@ -27,7 +33,8 @@ OBJECTS_SINCE = '0.2.0'
 class Bus:
     """Sends announcements; ``serve`` receives them into ``Lists``."""
 
-    def __init__(self, conf, member_id, releases=None):
+    def __init__(self, conf: Any, member_id: str,
+                 releases: releases_mod.Releases | None = None) -> None:
         self._conf = conf
         self._member = member_id
         self._releases = releases
@@ -35,17 +42,19 @@ class Bus:
         self._client = messaging.get_rpc_client(
             self._transport, messaging.Target(topic=TOPIC, fanout=True),
             retry=conf.queue.retry_count)
-        self._servers = []
+        self._servers: list[Any] = []
 
-    def whitelist(self, op, node_uuid, macs):
+    def whitelist(self, op: str, node_uuid: str,
+                  macs: Iterable[str]) -> None:
         self._cast('whitelist', objects.WhitelistChange,
                    op=op, node_uuid=node_uuid, macs=sorted(macs))
 
-    def blacklist(self, op, port_id, mac):
+    def blacklist(self, op: str, port_id: str, mac: str) -> None:
         self._cast('blacklist', objects.BlacklistChange,
                    op=op, port_id=port_id, mac=mac)
 
-    def _cast(self, method, cls, **kwargs):
+    def _cast(self, method: str, cls: type[objects.InspectorObject],
+              **kwargs: Any) -> None:
         """A versioned object once every live member reads one; until
         then the previous release's call (``method`` with arguments)."""
         try:
@@ -62,7 +71,7 @@ class Bus:
             LOG.warning('Firewall announcement %s %s lost (the periodic '
                         'sync repairs it): %s', method, kwargs, exc)
 
-    def serve(self, lists):
+    def serve(self, lists: lists_mod.Lists) -> None:
         """Receive both channels into ``lists``."""
         server = messaging.get_rpc_server(
             self._transport, messaging.Target(topic=TOPIC,
@@ -71,7 +80,7 @@ class Bus:
         self._servers.append(server)
         server.start()
 
-    def close(self):
+    def close(self) -> None:
         for server in self._servers:
             try:
                 server.stop()
@@ -86,11 +95,11 @@ class _Receiver:
 
     target = messaging.Target(version='1.1')
 
-    def __init__(self, lists, opts):
+    def __init__(self, lists: lists_mod.Lists, opts: Any) -> None:
         self._lists = lists
         self._opts = opts
 
-    def announce(self, ctxt, change):
+    def announce(self, ctxt: Any, change: Any) -> None:
         """RPC 1.1: a :mod:`objects` change of either list."""
         try:
             change = objects.from_primitive(change)
@@ -105,10 +114,12 @@ class _Receiver:
         elif isinstance(change, objects.BlacklistChange):
             self.blacklist(ctxt, change.op, change.port_id, change.mac)
 
-    def whitelist(self, ctxt, op, node_uuid, macs):
+    def whitelist(self, ctxt: Any, op: str, node_uuid: str,
+                  macs: Iterable[str]) -> None:
         if self._opts.whitelist_pubsub:
             self._lists.white(op, node_uuid, macs)
 
-    def blacklist(self, ctxt, op, port_id, mac):
+    def blacklist(self, ctxt: Any, op: str, port_id: str,
+                  mac: str) -> None:
         if self._opts.blacklist_pubsub:
             self._lists.black(op, port_id, mac)

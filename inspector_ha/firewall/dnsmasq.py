@@ -10,25 +10,49 @@ lists gets the unknown-host policy.  Each file is written to a dot-file
 permissions, so no intermediate state allows a MAC both states deny.
 """
 
+from __future__ import annotations
+
 import os
 import pathlib
 import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from oslo_config import cfg
 
 from inspector_ha.common import addresses
 from inspector_ha.firewall import base
+from inspector_ha.firewall import runner as runner_mod
+
+GROUP = 'dnsmasq_pxe_filter'
+OPTS = [
+    cfg.StrOpt('dhcp_hostsdir',
+               default='/var/lib/inspector-ha/dhcp-hostsdir',
+               help='dnsmasq --dhcp-hostsdir the driver writes one file '
+                    'per MAC into.'),
+    cfg.BoolOpt('purge_dhcp_hostsdir', default=True,
+                help='Delete the files of an earlier run at start; set '
+                     'False when several processes share the directory.'),
+    cfg.StrOpt('dnsmasq_start_command', default='',
+               help='Shell command run after the filter is set up, e.g. '
+                    'to start dnsmasq; empty: none.'),
+    cfg.StrOpt('dnsmasq_stop_command', default='',
+               help='Shell command run when the filter is blocked, e.g. '
+                    'to stop dnsmasq; empty: none.'),
+]
 
 WILDCARD = 'unknown_hosts_filter'
 ALLOW, IGNORE = 'allow', 'ignore'
 _TEMP = re.compile(r'^\..*\.tmp$')
 
 
-def content(name, policy):
+def content(name: str, policy: str) -> str:
     """The text of the file ``name`` for ``policy``."""
     host = '*:*:*:*:*:*' if name == WILDCARD else name
     return host + (',ignore\n' if policy == IGNORE else '\n')
 
 
-def policies(state, known):
+def policies(state: base.State, known: Iterable[str]) -> dict[str, str]:
     """The policy of every file for ``state``; ``known``: the MACs that
     already have a file.  Closed, every list MAC gets a denying file too,
     so that opening later writes only the white-list and the wildcard."""
@@ -46,7 +70,8 @@ def policies(state, known):
     return result
 
 
-def changes(written, wanted):
+def changes(written: Mapping[str, str | None],
+            wanted: Mapping[str, str]) -> list[tuple[str, str]]:
     """The files to write, ``[(name, policy)]``: denials first (the
     wildcard first among them), then permissions."""
     todo = [(n, p) for n, p in wanted.items() if written.get(n) != p]
@@ -54,7 +79,7 @@ def changes(written, wanted):
                                           item[0] != WILDCARD, item[0]))
 
 
-def _write(dir_fd, name, text):
+def _write(dir_fd: int, name: str, text: str) -> None:
     """Write ``name`` as a whole: a dot-file (which dnsmasq ignores),
     renamed over it (dnsmasq reads it on IN_MOVED_TO)."""
     tmp = '.%s.tmp' % name
@@ -70,17 +95,19 @@ def _write(dir_fd, name, text):
 class DnsmasqDriver(base.Driver):
     """PXE filter through ``[dnsmasq_pxe_filter] dhcp_hostsdir``."""
 
-    def __init__(self, conf, runner):
+    group, opts = GROUP, OPTS
+
+    def __init__(self, conf: Any, runner: runner_mod.Runner) -> None:
         super().__init__(conf, runner)
         opts = conf.dnsmasq_pxe_filter
         self.hostsdir = pathlib.Path(opts.dhcp_hostsdir)
         self.purge = opts.purge_dhcp_hostsdir
         self.start_command = opts.dnsmasq_start_command
         self.stop_command = opts.dnsmasq_stop_command
-        self.written = {}
+        self.written: dict[str, str | None] = {}
         self.started = False
 
-    def init(self):
+    def init(self) -> None:
         self.applied = None
         self.hostsdir.mkdir(parents=True, exist_ok=True)
         for path in self._files(_TEMP):
@@ -90,7 +117,7 @@ class DnsmasqDriver(base.Driver):
             self._purge()
         self.apply(base.CLOSED)
 
-    def apply(self, state):
+    def apply(self, state: base.State) -> None:
         self.applied = None
         wanted = policies(state, [n for n in self.written if n != WILDCARD])
         self._write_all(changes(self.written, wanted))
@@ -99,7 +126,7 @@ class DnsmasqDriver(base.Driver):
             self.runner.shell(self.start_command)
             self.started = True
 
-    def block(self):
+    def block(self) -> None:
         self.applied = None
         self.hostsdir.mkdir(parents=True, exist_ok=True)
         for path in self._files():  # unknown content: rewrite it
@@ -110,21 +137,22 @@ class DnsmasqDriver(base.Driver):
         self.started = False
         self.runner.shell(self.stop_command, urgent=True)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         info = super().describe()
         info.update(hostsdir=str(self.hostsdir), files=len(self.written),
                     unknown_hosts=self.written.get(WILDCARD))
         return info
 
-    def read(self):
+    def read(self) -> dict[str, str | None]:
         """``{name: policy}`` of the files in the directory."""
-        found = {}
+        found: dict[str, str | None] = {}
         for path in self._files():
             text = path.read_text(errors='replace').strip()
             found[path.name] = IGNORE if text.endswith(',ignore') else ALLOW
         return found
 
-    def _files(self, pattern=None):
+    def _files(self, pattern: re.Pattern[str] | None = None
+               ) -> list[pathlib.Path]:
         """Our files in the directory (or those matching ``pattern``)."""
         if not self.hostsdir.is_dir():
             return []
@@ -132,7 +160,7 @@ class DnsmasqDriver(base.Driver):
                 if (pattern.match(p.name) if pattern else
                     p.name == WILDCARD or addresses.MAC.match(p.name))]
 
-    def _purge(self):
+    def _purge(self) -> None:
         """Deny, then delete, the files of an earlier run: dnsmasq keeps
         the last record of a deleted file until SIGHUP."""
         self._write_all(changes(self.written,
@@ -141,7 +169,7 @@ class DnsmasqDriver(base.Driver):
             path.unlink()
         self.written = {}
 
-    def _write_all(self, todo):
+    def _write_all(self, todo: list[tuple[str, str]]) -> None:
         if not todo:
             return
         dir_fd = os.open(self.hostsdir, os.O_RDONLY | os.O_DIRECTORY)

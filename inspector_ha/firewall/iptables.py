@@ -9,22 +9,37 @@ commits as one transaction.  ipset is not used: this kernel has no
 ``hash:mac``.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from oslo_config import cfg
+
 from inspector_ha.firewall import base
+from inspector_ha.firewall import runner as runner_mod
 
 _MAX_CHAIN = 28
 
+GROUP = 'iptables'
+OPTS = [
+    cfg.StrOpt('firewall_chain', default='ironic-inspector',
+               help='Prefix of the iptables chains (<prefix>-white, '
+                    '<prefix>-black).'),
+]
 
-def _mac_rule(verb, chain, mac, target):
+
+def _mac_rule(verb: str, chain: str, mac: str, target: str) -> str:
     where = ' 1' if verb == '-I' else ''
     return '%s %s%s -m mac --mac-source %s -j %s' % (verb, chain, where,
                                                      mac, target)
 
 
-def _effective_white(state):
+def _effective_white(state: base.State) -> list[str]:
     return base.clean_macs(state.whitelist) if state.is_open else []
 
 
-def _final(state):
+def _final(state: base.State) -> str:
     return 'ACCEPT' if state.is_open and not state.deny_unknown else 'DROP'
 
 
@@ -32,7 +47,9 @@ class IptablesDriver(base.Driver):
     """PXE filter in the chains ``[iptables] firewall_chain``-white/-black.
     """
 
-    def __init__(self, conf, runner):
+    group, opts = GROUP, OPTS
+
+    def __init__(self, conf: Any, runner: runner_mod.Runner) -> None:
         super().__init__(conf, runner)
         prefix = conf.iptables.firewall_chain
         self.white, self.black = prefix + '-white', prefix + '-black'
@@ -40,35 +57,35 @@ class IptablesDriver(base.Driver):
             raise ValueError('[iptables] firewall_chain %r is too long: '
                              'at most %d characters'
                              % (prefix, _MAX_CHAIN - len('-white')))
-        six = conf.iptables.ip_version == '6'
+        six = conf.pxe_filter.ip_version == '6'
         self.iptables = 'ip6tables' if six else 'iptables'
         self.port = base.dhcp_ports(conf)[-1]
 
-    def init(self):
+    def init(self) -> None:
         self.applied = None
         self._delete_jumps()
         self.apply(base.CLOSED)
 
-    def apply(self, state):
+    def apply(self, state: base.State) -> None:
         last, self.applied = self.applied, None
         if not self._diff_applied(last, state):
             jump = not self._jump_exists()
             self._restore(self.rebuild_script(state, jump))
         self.applied = state
 
-    def block(self):
+    def block(self) -> None:
         self.applied = None
         jump = not self._jump_exists(urgent=True)
         self._restore(self.blocked_script(jump), urgent=True)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         info = super().describe()
         info['chains'] = [self.white, self.black]
         return info
 
     # scripts
 
-    def rebuild_script(self, state, jump=False):
+    def rebuild_script(self, state: base.State, jump: bool = False) -> str:
         """Both chains for ``state`` (and the INPUT jump if ``jump``)."""
         lines = [_mac_rule('-A', self.white, mac, 'ACCEPT')
                  for mac in _effective_white(state)]
@@ -78,7 +95,7 @@ class IptablesDriver(base.Driver):
         lines.append('-A %s -j %s' % (self.black, _final(state)))
         return self._script(lines, declare=True, jump=jump)
 
-    def changes_script(self, last, state):
+    def changes_script(self, last: base.State, state: base.State) -> str:
         """Rule deletions and insertions turning ``last`` into ``state``."""
         lines = self._changes(self.white, 'ACCEPT', _effective_white(last),
                               _effective_white(state))
@@ -93,19 +110,21 @@ class IptablesDriver(base.Driver):
                   '-D INPUT %s' % jump, '-I INPUT 1 %s' % jump]
         return self._script(lines)
 
-    def blocked_script(self, jump=False):
+    def blocked_script(self, jump: bool = False) -> str:
         """Both chains reduced to DROP."""
         lines = ['-A %s -j DROP' % self.white, '-A %s -j DROP' % self.black]
         return self._script(lines, declare=True, jump=jump)
 
-    def _changes(self, chain, target, old, new):
-        old, new = set(old), set(new)
+    def _changes(self, chain: str, target: str, old: Iterable[str],
+                 new: Iterable[str]) -> list[str]:
+        before, after = set(old), set(new)
         return ([_mac_rule('-D', chain, mac, target)
-                 for mac in sorted(old - new)] +
+                 for mac in sorted(before - after)] +
                 [_mac_rule('-I', chain, mac, target)
-                 for mac in sorted(new - old)])
+                 for mac in sorted(after - before)])
 
-    def _script(self, lines, declare=False, jump=False):
+    def _script(self, lines: list[str], declare: bool = False,
+                jump: bool = False) -> str:
         head = ['*filter']
         if declare:  # declaring a chain creates it, or flushes it
             head += [':%s - [0:0]' % self.white, ':%s - [0:0]' % self.black]
@@ -115,27 +134,27 @@ class IptablesDriver(base.Driver):
 
     # commands
 
-    def _jump_spec(self):
+    def _jump_spec(self) -> list[str]:
         return ['-i', self.interface, '-p', 'udp', '--dport', str(self.port),
                 '-j', self.white]
 
-    def _jump_exists(self, urgent=False):
+    def _jump_exists(self, urgent: bool = False) -> bool:
         try:
             self._iptables(['-C', 'INPUT'] + self._jump_spec(), urgent)
         except base.FirewallError:
             return False
         return True
 
-    def _delete_jumps(self):
+    def _delete_jumps(self) -> None:
         while self._jump_exists():
             self._iptables(['-D', 'INPUT'] + self._jump_spec())
 
-    def _apply_changes(self, last, state):
+    def _apply_changes(self, last: base.State, state: base.State) -> None:
         self._restore(self.changes_script(last, state))
 
-    def _iptables(self, args, urgent=False):
+    def _iptables(self, args: list[str], urgent: bool = False) -> None:
         self.runner.run([self.iptables, '-w'] + args, urgent=urgent)
 
-    def _restore(self, script, urgent=False):
+    def _restore(self, script: str, urgent: bool = False) -> None:
         self.runner.run([self.iptables + '-restore', '-w', '--noflush'],
                         stdin=script, urgent=urgent)

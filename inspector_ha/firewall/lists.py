@@ -5,21 +5,26 @@ black-list by Ironic port id, the white-list by node UUID. Every change
 sets :attr:`Lists.changed`, which wakes the firewall thread.
 """
 
+from __future__ import annotations
+
 import threading
+from collections.abc import Iterable, Mapping
 
 from inspector_ha.firewall import base
 
 
 class Lists:
-    def __init__(self, deny_unknown):
+    """The lists; ``deny_unknown`` is ``[pxe_filter] deny_unknown_macs``."""
+
+    def __init__(self, deny_unknown: bool) -> None:
         self._lock = threading.Lock()
-        self._black = {}
-        self._white = {}
+        self._black: dict[str, str] = {}
+        self._white: dict[str, frozenset[str]] = {}
         self.deny_unknown = deny_unknown
         self.changed = threading.Event()
         self.black_built = threading.Event()
 
-    def replace_black(self, ports):
+    def replace_black(self, ports: Mapping[str, str]) -> None:
         """The whole black-list: ``{port_id: mac}`` from Ironic."""
         with self._lock:
             changed = ports != self._black
@@ -27,7 +32,7 @@ class Lists:
         self.black_built.set()
         self._mark(changed)
 
-    def black(self, op, port_id, mac):
+    def black(self, op: str, port_id: str, mac: str) -> None:
         with self._lock:
             before = self._black.get(port_id)
             if op == 'add':
@@ -37,15 +42,15 @@ class Lists:
             changed = before != self._black.get(port_id)
         self._mark(changed)
 
-    def replace_white(self, nodes):
+    def replace_white(self, nodes: Mapping[str, Iterable[str]]) -> None:
         """The whole white-list: ``{node_uuid: {mac, ...}}`` from SQL."""
-        nodes = {u: frozenset(m) for u, m in nodes.items()}
+        white = {u: frozenset(m) for u, m in nodes.items()}
         with self._lock:
-            changed = nodes != self._white
-            self._white = nodes
+            changed = white != self._white
+            self._white = white
         self._mark(changed)
 
-    def white(self, op, node_uuid, macs):
+    def white(self, op: str, node_uuid: str, macs: Iterable[str]) -> None:
         with self._lock:
             before = self._white.get(node_uuid)
             if op == 'add':
@@ -55,18 +60,19 @@ class Lists:
             changed = before != self._white.get(node_uuid)
         self._mark(changed)
 
-    def clear_white(self):
+    def clear_white(self) -> None:
         self.replace_white({})
 
-    def state(self, open_for):
+    def state(self, open_for: float | None) -> base.State:
         """The :class:`base.State` for these lists (no white-list when
         closed: only the leader keeps one)."""
         with self._lock:
             black = frozenset(self._black.values())
-            white = frozenset().union(*self._white.values()) \
-                if open_for is not None else frozenset()
+            white: frozenset[str] = frozenset().union(
+                *self._white.values()) if open_for is not None \
+                else frozenset()
         return base.State(open_for, white, black, self.deny_unknown)
 
-    def _mark(self, changed):
+    def _mark(self, changed: bool) -> None:
         if changed:
             self.changed.set()

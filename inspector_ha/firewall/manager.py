@@ -1,7 +1,8 @@
 """The HA PXE firewall of one process: at most one host's PXE open.
 
 Every process with a firewall driver joins the firewall party by
-campaigning for the tooz lock ``leader.firewall``. All members keep the
+campaigning for the leadership ``firewall``
+(:class:`inspector_ha.coordination.election.Election`). All members keep the
 black-list (built from Ironic at start, kept fresh by the periodic sync
 and the black-list channel) and block their PXE service completely. The
 elected leader alone builds the white-list and turns its pass rule on,
@@ -15,47 +16,74 @@ On party shrinkage (the group watch), on SIGTERM and on any exception a
 member resets: white-list emptied, pass rule off, PXE blocked.
 """
 
+from __future__ import annotations
+
 import logging
 import threading
 import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
+from inspector_ha.common import lifecycle as lifecycle_mod
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
-from inspector_ha.db import leaders
+from inspector_ha.coordination import election as election_mod
+from inspector_ha.db import api as db_api
+from inspector_ha.firewall import base
+from inspector_ha.firewall import bus as bus_mod
 from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.firewall import sources
 
 LOG = logging.getLogger(__name__)
+#: The name of the firewall's leadership.
 LEADERSHIP = 'firewall'
 
 
 class Firewall(threading.Thread):
-    def __init__(self, service, driver, bus):
+    """The firewall party member of this process.
+
+    ``election`` is the ``firewall`` leadership, ``store`` is read for
+    the white-list, ``opts`` is the ``[pxe_filter]`` group,
+    ``campaign_period`` the seconds between campaigns.
+    """
+
+    def __init__(self, driver: base.Driver, bus: bus_mod.Bus,
+                 election: election_mod.Election, store: db_api.Store,
+                 lifecycle: lifecycle_mod.Lifecycle, opts: Any,
+                 campaign_period: float) -> None:
         super().__init__(name='firewall', daemon=True)
-        self._svc = service
-        self._opts = service.conf.pxe_filter
         self.driver = driver
         self.bus = bus
-        self.lists = lists_mod.Lists(self._opts.deny_unknown_macs)
+        self.lists = lists_mod.Lists(opts.deny_unknown_macs)
         self.reset = threading.Event()
-        self.epoch = None
+        self._election = election
+        self._store = store
+        self._life = lifecycle
+        self._stopping = lifecycle.stop
+        self._opts = opts
+        self._campaign_period = campaign_period
         self._lock = threading.Lock()
         self._polled = 0.0
-        self._armed_at = None
+        self._armed_at: float | None = None
 
-    def run(self):
+    @property
+    def epoch(self) -> int | None:
+        """This member's epoch while it leads the firewall, else None."""
+        return self._election.epoch
+
+    def run(self) -> None:
         try:
             self._run()
         except (retry.BackendUnavailable, retry.Interrupted) as exc:
-            self._svc.fail(exc)
+            self._life.fail(exc)
         finally:
             self.block()
 
-    def _run(self):
+    def _run(self) -> None:
         with self._lock:
             self.driver.init()
         self.bus.serve(self.lists)
-        while not self._svc.stop.is_set():
+        while not self._stopping.is_set():
             try:
                 self._campaign()
             except (retry.BackendUnavailable, retry.Interrupted):
@@ -63,44 +91,37 @@ class Firewall(threading.Thread):
             except Exception:
                 LOG.exception('Firewall failed; PXE blocked')
                 self.block()
-                self._svc.stop.wait(self._opts.open_lease)
+                self._stopping.wait(self._opts.open_lease)
 
-    def _campaign(self):
+    def _campaign(self) -> None:
         self._apply(None)
-        lock = self._svc.coordinator.lock('leader.' + LEADERSHIP)
-        if not lock.try_acquire():
-            self.lists.changed.wait(self._svc.conf.periodic.campaign_period)
-            return
-        try:
-            self._lead()
-        finally:
-            self.epoch = None
-            self.block()
-            lock.release()
+        if not self._election.hold(self._lead):
+            self.lists.changed.wait(self._campaign_period)
 
-    def _lead(self):
+    def _lead(self, epoch: int) -> None:
+        try:
+            self._lead_open(epoch)
+        finally:
+            self.block()
+
+    def _lead_open(self, epoch: int) -> None:
         self.reset.clear()
-        self.epoch = self._svc.store.transaction(
-            leaders.elect, LEADERSHIP, self._svc.member_id)
         LOG.info('Leading the firewall with epoch %d; opening PXE in '
-                 '%.1f s', self.epoch, self._opts.open_lease)
+                 '%.1f s', epoch, self._opts.open_lease)
         # NOTE: the whole lease, whatever list changes meanwhile: before it
         # has passed, the old leader's pass rule may still be armed.
-        self._svc.stop.wait(self._opts.open_lease)
-        if self._svc.stop.is_set() or self.reset.is_set():
+        self._stopping.wait(self._opts.open_lease)
+        if self._stopping.is_set() or self.reset.is_set():
             return
         self._poll_whitelist()
         self._armed_at = None
-        while not self._svc.stop.is_set() and not self.reset.is_set():
-            self._svc.store.transaction(self._fence)
+        while not self._stopping.is_set() and not self.reset.is_set():
+            self._store.transaction(self._election.fence)
             self._open()
             self._pause(self._opts.open_lease / 3)
             self._poll_whitelist(due_only=True)
 
-    def _fence(self, session):
-        leaders.fence(session, LEADERSHIP, self.epoch)
-
-    def _open(self):
+    def _open(self) -> None:
         """Apply the leader's state if it changed, else renew its lease."""
         if not self.lists.black_built.is_set():
             LOG.info('Black-list not built yet; PXE stays blocked')
@@ -109,7 +130,7 @@ class Firewall(threading.Thread):
         self._apply(self._opts.open_lease, renew=True)
         self._armed_at = time.monotonic()
 
-    def _note_lease(self):
+    def _note_lease(self) -> None:
         """Log the first opening, and any lapse of the lease (a renewal
         later than the lease: PXE was closed in between)."""
         now, lease = time.monotonic(), self._opts.open_lease
@@ -121,7 +142,7 @@ class Firewall(threading.Thread):
             LOG.warning('PXE lease lapsed: renewed %.2f s after arming it '
                         'for %.1f s', now - self._armed_at, lease)
 
-    def _apply(self, open_for, renew=False):
+    def _apply(self, open_for: float | None, renew: bool = False) -> None:
         """Apply the lists' state if it changed (else renew the lease)."""
         self.lists.changed.clear()
         state = self.lists.state(open_for)
@@ -129,28 +150,28 @@ class Firewall(threading.Thread):
             if state != self.driver.applied:
                 self.driver.apply(state)
                 _report(state)
-            elif renew:
+            elif renew and open_for is not None:
                 self.driver.renew(open_for)
 
-    def _pause(self, seconds):
+    def _pause(self, seconds: float) -> None:
         """Wait, waking early on a list change (or a reset)."""
         self.lists.changed.wait(seconds)
 
-    def _poll_whitelist(self, due_only=False):
+    def _poll_whitelist(self, due_only: bool = False) -> None:
         period = self._opts.whitelist_period
         if due_only and not self._whitelist_due(period):
             return
-        self.lists.replace_white(self._svc.store.transaction(
+        self.lists.replace_white(self._store.transaction(
             sources.under_introspection))
 
-    def _whitelist_due(self, period):
+    def _whitelist_due(self, period: float) -> bool:
         now = time.monotonic()
         if period and now - self._polled >= period:
             self._polled = now
             return True
         return False
 
-    def block(self):
+    def block(self) -> None:
         """Reset: white-list and pass rule gone, PXE blocked."""
         self.lists.clear_white()
         try:
@@ -162,13 +183,13 @@ class Firewall(threading.Thread):
             metrics.PXE_OPEN.set(0)
             metrics.PXE_LIST_SIZE.labels('whitelist').set(0)
 
-    def describe(self):
+    def describe(self) -> dict[str, Any]:
         info = self.driver.describe()
         info['epoch'] = self.epoch
         return info
 
 
-def _report(state):
+def _report(state: base.State) -> None:
     """The applied ``state`` as metrics: list sizes, open or not."""
     metrics.PXE_OPEN.set(1 if state.is_open else 0)
     metrics.PXE_LIST_SIZE.labels('whitelist').set(len(state.whitelist))
@@ -176,33 +197,40 @@ def _report(state):
 
 
 class BlacklistSync(threading.Thread):
-    """Builds the black-list from Ironic at start, then every period."""
+    """Builds the black-list from Ironic at start, then every ``period``
+    seconds; ``list_ports()`` is
+    :func:`inspector_ha.firewall.sources.ironic_ports` bound to the Ironic
+    client."""
 
-    def __init__(self, service, lists):
+    def __init__(self, lists: lists_mod.Lists,
+                 list_ports: Callable[[], Iterable[tuple[str, str]]],
+                 period: float, stop: threading.Event) -> None:
         super().__init__(name='firewall-sync', daemon=True)
-        self._svc = service
         self._lists = lists
+        self._list_ports = list_ports
+        self._period = period
+        self._stopping = stop
 
-    def run(self):
+    def run(self) -> None:
         """Sync at a fixed rate: a listing starts every period (or at once
         when the last one took longer), so a new port is listed within
         one period and applied one listing later."""
-        period = self._svc.conf.pxe_filter.sync_period
+        period = self._period
         try:
             began = time.monotonic()
             self._sync()
-            while period and not self._svc.stop.wait(
+            while period and not self._stopping.wait(
                     max(0.0, began + period - time.monotonic())):
                 began = time.monotonic()
                 self._sync()
         except retry.Interrupted:
             pass
 
-    def _sync(self):
+    def _sync(self) -> None:
         # NOTE: Ironic unreachable is not a reason to stop the process
         # (upstream skips the sync too); the black-list stays as it is.
         try:
-            self._lists.replace_black(dict(sources.ironic_ports(self._svc)))
+            self._lists.replace_black(dict(self._list_ports()))
         except retry.Interrupted:
             raise
         except retry.BackendUnavailable as exc:

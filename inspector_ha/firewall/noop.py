@@ -6,11 +6,11 @@ from inspector_ha.firewall import base
 class NoopDriver(base.Driver):
     """For the quick start and for tests: no host firewall is touched."""
 
-    def init(self):
+    def init(self) -> None:
         self.applied = base.CLOSED
 
-    def apply(self, state):
+    def apply(self, state: base.State) -> None:
         self.applied = state
 
-    def block(self):
+    def block(self) -> None:
         self.applied = base.CLOSED

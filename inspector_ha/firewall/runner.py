@@ -1,8 +1,12 @@
 """Run firewall commands: a prefix (sudo, ip netns exec), a time limit,
 and one clear error."""
 
+from __future__ import annotations
+
 import subprocess
+import threading
 import time
+from collections.abc import Iterable, Sequence
 
 _SLICE = 0.1
 
@@ -10,7 +14,8 @@ _SLICE = 0.1
 class FirewallError(RuntimeError):
     """A firewall command failed (``rc`` None: timed out or interrupted)."""
 
-    def __init__(self, cmd, rc, stderr):
+    def __init__(self, cmd: Iterable[object], rc: int | None,
+                 stderr: str) -> None:
         self.cmd, self.rc, self.stderr = list(cmd), rc, stderr
         super().__init__('%s failed (rc=%s): %s'
                          % (' '.join(map(str, cmd)), rc, stderr.strip()))
@@ -23,12 +28,14 @@ class Runner:
     except an ``urgent`` one: blocking PXE must go through while stopping.
     """
 
-    def __init__(self, prefix, timeout, stop=None):
+    def __init__(self, prefix: Iterable[str] | None, timeout: float,
+                 stop: threading.Event | None = None) -> None:
         self.prefix = list(prefix or ())
         self.timeout = timeout
         self.stop = stop
 
-    def run(self, argv, stdin=None, urgent=False):
+    def run(self, argv: Sequence[object], stdin: str | None = None,
+            urgent: bool = False) -> str:
         """Run ``argv`` (feeding ``stdin`` text); return its stdout."""
         cmd = self.prefix + [str(a) for a in argv]
         proc = subprocess.Popen(
@@ -44,12 +51,13 @@ class Runner:
             raise FirewallError(cmd, proc.returncode, err)
         return out
 
-    def shell(self, command, urgent=False):
+    def shell(self, command: str, urgent: bool = False) -> None:
         """Run a shell command line (no-op when empty)."""
         if command:
             self.run(['sh', '-c', command], urgent=urgent)
 
-    def _communicate(self, cmd, proc, stdin, urgent):
+    def _communicate(self, cmd: list[str], proc: subprocess.Popen[str],
+                     stdin: str | None, urgent: bool) -> tuple[str, str]:
         deadline = time.monotonic() + self.timeout
         while True:
             try:

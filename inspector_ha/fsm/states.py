@@ -21,6 +21,8 @@ Deviations from upstream, on purpose:
   worker-side reentrant self-loops of doc/design.md.
 """
 
+from __future__ import annotations
+
 from automaton import machines
 
 STARTING = 'starting'
@@ -62,7 +64,7 @@ FINAL_STATES = frozenset([FINISHED, ERROR])
 #: States from which the API may start a new introspection.
 STARTABLE_STATES = frozenset([WAITING, FINISHED, ERROR])
 
-TRANSITIONS = {
+TRANSITIONS: dict[str, dict[str, str]] = {
     STARTING: {START: STARTING, WAIT: WAITING, ABORT: ABORTING,
                FAIL: ERROR, TIMEOUT: ERROR},
     WAITING: {WAIT: WAITING, PROCESS: PROCESSING, ABORT: ABORTING,
@@ -79,11 +81,12 @@ TRANSITIONS = {
                TIMEOUT: ERROR},
 }
 
-STATE_SPACE = [{'name': state, 'next_states': dict(TRANSITIONS[state])}
-               for state in STATES]
+STATE_SPACE: list[machines.StateDict] = [
+    {'name': state, 'next_states': dict(TRANSITIONS[state])}
+    for state in STATES]
 
 
-def _build():
+def _build() -> machines.FiniteMachine:
     machine = machines.FiniteMachine.build(STATE_SPACE)
     machine.default_start_state = FINISHED
     machine.freeze()
@@ -93,16 +96,16 @@ def _build():
 MACHINE = _build()
 
 
-def target(state, event):
+def target(state: str, event: str) -> str | None:
     """Return the state ``event`` leads to from ``state``, or None."""
     return TRANSITIONS.get(state, {}).get(event)
 
 
-def is_deja_vu(state, event):
+def is_deja_vu(state: str, event: str) -> bool:
     """Whether ``event`` is a strict event met again in its own target."""
     return event in STRICT_EVENTS and state in _targets_of(event)
 
 
-def _targets_of(event):
+def _targets_of(event: str) -> set[str]:
     return {nxt[event] for nxt in TRANSITIONS.values()
             if event in nxt and nxt[event] != ERROR}

@@ -12,6 +12,12 @@ request stays open in SQL and is re-driven from there), so a member never
 publishes above what the oldest live member reads.
 """
 
+from __future__ import annotations
+
+import datetime
+from collections.abc import Container
+from typing import TYPE_CHECKING, Any, cast
+
 from oslo_utils import timeutils
 from oslo_versionedobjects import base
 from oslo_versionedobjects import exception as ovo_exc
@@ -46,8 +52,15 @@ class TransitionRequest(InspectorObject):
         'event': fields.StringField(),
         'sent_at': fields.DateTimeField(nullable=True),
     }
+    if TYPE_CHECKING:
+        # The fields as mypy sees them (properties made from ``fields``).
+        request_id: str
+        node_uuid: str
+        event: str
+        sent_at: datetime.datetime | None
 
-    def obj_make_compatible(self, primitive, target_version):
+    def obj_make_compatible(self, primitive: dict[str, Any],
+                            target_version: str) -> None:
         super().obj_make_compatible(primitive, target_version)
         if _tuple(target_version) < (1, 1):
             primitive.pop('sent_at', None)
@@ -67,6 +80,10 @@ class WhitelistChange(InspectorObject):
         'node_uuid': fields.StringField(),
         'macs': fields.ListOfStringsField(),
     }
+    if TYPE_CHECKING:
+        op: str
+        node_uuid: str
+        macs: list[str]
 
 
 @InspectorObjectRegistry.register
@@ -83,23 +100,31 @@ class BlacklistChange(InspectorObject):
         'port_id': fields.StringField(),
         'mac': fields.StringField(),
     }
+    if TYPE_CHECKING:
+        op: str
+        port_id: str
+        mac: str
 
 
-def _tuple(version):
+def _tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split('.'))
 
 
-def transition_request(request_id, node_uuid, event):
+def transition_request(request_id: str, node_uuid: str,
+                       event: str) -> TransitionRequest:
     return TransitionRequest(request_id=request_id, node_uuid=node_uuid,
                              event=event, sent_at=timeutils.utcnow(True))
 
 
-def to_primitive(obj, target_version=None):
+def to_primitive(obj: InspectorObject,
+                 target_version: str | None = None) -> dict[str, Any]:
     """``obj`` as the primitive of ``target_version`` (default: its own)."""
     return obj.obj_to_primitive(target_version=target_version)
 
 
-def from_primitive(primitive, events=None):
+def from_primitive(primitive: dict[str, Any],
+                   events: Container[str] | None = None
+                   ) -> InspectorObject:
     """The object of ``primitive``; :class:`NotUnderstood` when it is of a
     newer version than this release has, or (given ``events``, the events
     this release knows) carries an event not among them. Anything else
@@ -110,5 +135,5 @@ def from_primitive(primitive, events=None):
         raise NotUnderstood(str(exc)) from exc
     if events is not None and getattr(obj, 'event', None) not in events:
         raise NotUnderstood('event %r is not known to this release'
-                            % obj.event)
+                            % cast(TransitionRequest, obj).event)
     return obj

@@ -21,11 +21,15 @@ visible, one round trip on a connection of its own, which the worker's
 watch retries per ``[queue] retry_count`` and ``retry_timeout``.
 """
 
+from __future__ import annotations
+
 import logging
 import queue as queue_mod
 import ssl
 import threading
 import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, cast
 from urllib import parse
 
 import kombu
@@ -34,11 +38,14 @@ import oslo_messaging as messaging
 from inspector_ha.coordination import releases
 from inspector_ha.messaging import objects
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
 LOG = logging.getLogger(__name__)
 EVENT_TYPE = 'inspector_ha.request'
 
 
-def get_transport(conf):
+def get_transport(conf: cfg.ConfigOpts) -> messaging.Transport:
     """One transport per service; in-process ``fake://`` needs sharing."""
     return messaging.get_notification_transport(conf)
 
@@ -48,20 +55,23 @@ class Publisher:
     never holds up an API response; a message that cannot be sent is
     dropped (and logged) because the outbox re-drives it from SQL."""
 
-    def __init__(self, transport, topic, publisher_id, retry,
-                 version_for=None, backlog=10000):
+    def __init__(self, transport: messaging.Transport, topic: str,
+                 publisher_id: str, retry: int | None,
+                 version_for: Callable[[str], str | None] | None = None,
+                 backlog: int = 10000) -> None:
         self._notifier = messaging.Notifier(
             transport, publisher_id=publisher_id, driver='messaging',
             topics=[topic], retry=retry)
         # NOTE: the version every live member reads (releases.Releases);
         # None publishes at this release's own versions.
         self._version_for = version_for
-        self._backlog = queue_mod.Queue(backlog)
+        self._backlog: queue_mod.Queue[objects.TransitionRequest | None] = (
+            queue_mod.Queue(backlog))
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name='publisher')
         self._thread.start()
 
-    def publish(self, request_id, node_uuid, event):
+    def publish(self, request_id: str, node_uuid: str, event: str) -> None:
         obj = objects.transition_request(request_id, node_uuid, event)
         try:
             self._backlog.put_nowait(obj)
@@ -69,7 +79,7 @@ class Publisher:
             LOG.warning('Publish backlog full; request %s waits for the '
                         're-drive', request_id)
 
-    def _run(self):
+    def _run(self) -> None:
         while True:
             obj = self._backlog.get()
             if obj is None:
@@ -82,7 +92,7 @@ class Publisher:
             self._notifier.info({}, EVENT_TYPE,
                                 objects.to_primitive(obj, version))
 
-    def close(self, timeout=5.0):
+    def close(self, timeout: float = 5.0) -> None:
         """Send what is queued (up to ``timeout``), then stop."""
         self._backlog.put(None)
         self._thread.join(timeout)
@@ -101,8 +111,10 @@ class Consumer:
     and return to the queue when its connection closes.
     """
 
-    def __init__(self, transport, topic, handler, pool_size, get_timeout,
-                 stop, requeue_delay=0.0):
+    def __init__(self, transport: messaging.Transport, topic: str,
+                 handler: Callable[[objects.TransitionRequest], bool],
+                 pool_size: int, get_timeout: float, stop: threading.Event,
+                 requeue_delay: float = 0.0) -> None:
         self._transport = transport
         self._requeue_delay = requeue_delay
         self._target = messaging.Target(topic=topic)
@@ -110,9 +122,9 @@ class Consumer:
         self._pool_size = pool_size
         self._timeout = get_timeout
         self._stop = stop
-        self._threads = []
+        self._threads: list[threading.Thread] = []
 
-    def start(self):
+    def start(self) -> None:
         for index in range(self._pool_size):
             listener = _poll_style_listener(self._transport, self._target)
             thread = threading.Thread(target=self._loop, args=(listener,),
@@ -120,7 +132,7 @@ class Consumer:
             thread.start()
             self._threads.append(thread)
 
-    def _loop(self, listener):
+    def _loop(self, listener: Any) -> None:
         try:
             while not self._stop.is_set():
                 for message in _as_list(listener.poll(timeout=self._timeout)):
@@ -128,11 +140,12 @@ class Consumer:
         finally:
             _close(listener)
 
-    def _one(self, message):
+    def _one(self, message: Any) -> None:
         try:
-            request = objects.from_primitive(message.message['payload'],
-                                             releases.RELEASES[
-                                                 releases.CURRENT]['events'])
+            # NOTE: a message of this topic is a TransitionRequest.
+            request = cast(objects.TransitionRequest, objects.from_primitive(
+                message.message['payload'],
+                releases.RELEASES[releases.CURRENT]['events']))
         except objects.NotUnderstood as exc:
             # NOTE: a newer member sent it: another member reads it. Put
             # back before the handler counts a delivery (max_deliveries).
@@ -158,7 +171,7 @@ class Consumer:
         else:
             message.requeue()
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: float | None = None) -> None:
         """Join the threads, all within ``timeout`` seconds in total."""
         deadline = None if timeout is None else time.monotonic() + timeout
         for thread in self._threads:
@@ -176,15 +189,17 @@ class BrokerProbe:
     every broker has). Raises :class:`BrokerUnreachable`.
     """
 
-    def __init__(self, urls, timeout, ssl_options=False):
+    def __init__(self, urls: Sequence[str], timeout: float,
+                 ssl_options: bool | dict[str, Any] = False) -> None:
         self._url = ';'.join(urls)
         self._hosts = len(urls)
         self._timeout = timeout
         self._ssl = ssl_options
-        self._conn = None
-        self._channel = None
+        self._conn: kombu.Connection | None = None
+        # NOTE: kombu's channels are not annotated.
+        self._channel: Any = None
 
-    def __call__(self):
+    def __call__(self) -> None:
         try:
             if self._channel is None:
                 self._connect()
@@ -194,7 +209,7 @@ class BrokerProbe:
             self.close()
             raise BrokerUnreachable(str(exc) or repr(exc)) from exc
 
-    def _connect(self):
+    def _connect(self) -> None:
         self._conn = kombu.Connection(
             self._url, connect_timeout=self._timeout, ssl=self._ssl,
             failover_strategy='round-robin',
@@ -205,7 +220,7 @@ class BrokerProbe:
                                      interval_start=0)
         self._channel = self._conn.channel()
 
-    def close(self):
+    def close(self) -> None:
         conn, self._conn, self._channel = self._conn, None, None
         if conn is not None:
             try:
@@ -214,7 +229,8 @@ class BrokerProbe:
                 LOG.debug('Closing the probe connection: %r', exc)
 
 
-def broker_probe(conf, timeout):
+def broker_probe(conf: cfg.ConfigOpts,
+                 timeout: float) -> BrokerProbe | None:
     """A :class:`BrokerProbe` for ``[DEFAULT] transport_url``, or None when
     the transport has no broker to lose (``fake://``, in-process)."""
     url = messaging.TransportURL.parse(conf, conf.transport_url)
@@ -224,7 +240,7 @@ def broker_probe(conf, timeout):
                         for host in url.hosts], timeout, _ssl_options(conf))
 
 
-def _ssl_options(conf):
+def _ssl_options(conf: cfg.ConfigOpts) -> bool | dict[str, Any]:
     """kombu's ``ssl`` from oslo.messaging's TLS options, as its driver
     builds them (``[oslo_messaging_rabbit] ssl`` and ``ssl_*_file``)."""
     if 'oslo_messaging_rabbit' not in conf:
@@ -232,7 +248,7 @@ def _ssl_options(conf):
     rabbit = conf.oslo_messaging_rabbit
     if not rabbit.ssl:
         return False
-    options = {key: value for key, value in (
+    options: dict[str, Any] = {key: value for key, value in (
         ('keyfile', rabbit.ssl_key_file), ('certfile', rabbit.ssl_cert_file),
         ('ca_certs', rabbit.ssl_ca_file)) if value}
     if rabbit.ssl_ca_file:
@@ -240,17 +256,18 @@ def _ssl_options(conf):
     return options or True
 
 
-def _amqp_url(host, vhost):
+def _amqp_url(host: messaging.TransportHost, vhost: str | None) -> str:
     return 'amqp://%s:%s@%s:%d/%s' % (
         _quote(host.username), _quote(host.password), host.hostname,
         host.port or 5672, _quote(vhost))
 
 
-def _quote(text):
+def _quote(text: str | None) -> str:
     return parse.quote(text or '', safe='')
 
 
-def _poll_style_listener(transport, target):
+def _poll_style_listener(transport: messaging.Transport,
+                         target: messaging.Target) -> Any:
     """The driver's poll-style listener for ``target``.
 
     NOTE: this is what get_notification_listener builds on. Its server
@@ -264,7 +281,7 @@ def _poll_style_listener(transport, target):
     return getattr(listener, '_poll_style_listener', listener)
 
 
-def _close(listener):
+def _close(listener: Any) -> None:
     """Stop the way the driver expects: ``stop()`` waits until a poll on
     another thread has seen the shutdown, so this thread keeps polling,
     putting back anything it has not started, until ``stop()`` returns."""
@@ -277,7 +294,7 @@ def _close(listener):
     listener.cleanup()
 
 
-def _as_list(polled):
+def _as_list(polled: Any) -> list[Any]:
     if polled is None:
         return []
     return polled if isinstance(polled, list) else [polled]

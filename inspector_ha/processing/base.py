@@ -5,7 +5,7 @@ import logging
 
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import changes as changes_mod
-from inspector_ha.rules import target
+from inspector_ha.processing import target
 
 LOG = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ import logging
 from typing import Any
 
 from inspector_ha.ironic import client as ironic_client
-from inspector_ha.rules import target
+from inspector_ha.processing import target
 
 LOG = logging.getLogger(__name__)
 

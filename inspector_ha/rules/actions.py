@@ -1,6 +1,6 @@
 """Action plugins (entry points ``inspector_ha.rules.actions``).
 
-``apply(target, params)`` acts on a :class:`~inspector_ha.rules.target.
+``apply(target, params)`` acts on a :class:`~inspector_ha.processing.target.
 NodeTarget`; the parameters named in ``FORMATTED_PARAMS`` have already
 been formatted with the introspection data.
 """

@@ -3,7 +3,7 @@
 Upstream's ``rules.apply``: every rule, oldest first, is checked (scope,
 then every condition); then the actions of all matching rules run in that
 order. Here the actions only collect changes on a
-:class:`~inspector_ha.rules.target.NodeTarget`; they reach Ironic
+:class:`~inspector_ha.processing.target.NodeTarget`; they reach Ironic
 together with the processing hooks' changes, so a rule that fails leaves
 the node untouched.
 """
@@ -15,7 +15,7 @@ from inspector_ha.processing import base
 from inspector_ha.rules import paths
 from inspector_ha.rules import plugins as plugins_mod
 from inspector_ha.rules import schema
-from inspector_ha.rules import target as target_mod
+from inspector_ha.processing import target as target_mod
 
 LOG = logging.getLogger(__name__)
 SCOPE_PROPERTY = 'inspection_scope'

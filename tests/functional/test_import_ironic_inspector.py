@@ -21,7 +21,7 @@ from inspector_ha.db import api as db_api
 from inspector_ha.db import migration
 from inspector_ha.db import models
 from inspector_ha.db import nodes as nodes_db
-from inspector_ha.db import requests as requests_db
+from inspector_ha.db import ledger
 from inspector_ha.db import rules as rules_db
 from inspector_ha.db import upstream_import
 from inspector_ha.db import upstream_source
@@ -181,7 +181,7 @@ def test_a_waiting_node_keeps_its_lookup_and_times_out_from_its_start(
     assert store.transaction(_attributes) == [
         (waiting, 'bmc_address', '192.0.2.2'),
         (waiting, 'mac', '52:54:00:aa:00:01')]
-    starts = store.transaction(requests_db.for_node, waiting)
+    starts = store.transaction(ledger.for_node, waiting)
     assert [(r.event, r.attempt, r.status) for r in starts] == [
         ('start', 1, 'done')]
     history = store.transaction(nodes_db.history, waiting)

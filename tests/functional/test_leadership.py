@@ -45,7 +45,7 @@ def cluster(request, tmp_path, ironic, rabbit_url, pg_url):
     the_cluster.stop()
 
 
-def test_each_periodic_task_runs_on_one_member_at_a_time_and_fails_over(
+def test_each_periodic_job_runs_on_one_member_at_a_time_and_fails_over(
         cluster):
     database = cluster.database
     before = batch.leaders(database)['timeout']

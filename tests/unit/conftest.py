@@ -200,6 +200,6 @@ def service_conf(tmp_path, db_url, ironic_discovery):
 def service(service_conf):
     """A real Service with its coordinator started and no consumer."""
     svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     yield svc
     svc.shutdown()

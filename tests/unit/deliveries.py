@@ -2,20 +2,20 @@
 the way the consumer does, read back the request and the node."""
 
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.messaging import objects
 
 
 def queue(service, uuid, event, attempt=1, payload=None, status=None):
-    row = service.store.transaction(requests.add, uuid, event, attempt,
+    row = service.store.transaction(ledger.add, uuid, event, attempt,
                                     payload=payload)
     if status is not None:
-        service.store.transaction(requests.mark, row.id, status)
+        service.store.transaction(ledger.mark, row.id, status)
     return row.id
 
 
 def deliver(worker, service, request_id):
-    row = service.store.transaction(requests.get, request_id)
+    row = service.store.transaction(ledger.get, request_id)
     return worker.handle(objects.TransitionRequest(
         request_id=request_id, node_uuid=row.node_uuid, event=row.event))
 
@@ -25,4 +25,4 @@ def node(service, uuid):
 
 
 def request(service, request_id):
-    return service.store.transaction(requests.get, request_id)
+    return service.store.transaction(ledger.get, request_id)

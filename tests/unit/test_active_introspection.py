@@ -11,7 +11,7 @@ from inspector_ha.api import app as app_mod
 from inspector_ha.api import checks
 from inspector_ha.api import errors
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 from inspector_ha import service as service_mod
 
@@ -26,7 +26,7 @@ def active(service_conf):
                               group='processing')
     svc = service_mod.Service(service_conf)
     svc.ironic = hooktools.RecordingIronic()
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     yield svc, app_mod.create_app(svc).test_client()
     svc.shutdown()
 
@@ -56,7 +56,7 @@ def test_data_of_an_active_node_is_recorded_without_managing_its_boot(
     assert response.json == {'uuid': uuid}
     row = svc.store.transaction(nodes.get, uuid)
     assert (row.state, row.manage_boot) == (st.ENROLLING, False)
-    [request] = svc.store.transaction(requests.for_node, uuid)
+    [request] = svc.store.transaction(ledger.for_node, uuid)
     assert request.event == st.PROCESS
     assert svc.ironic.written('delete_node') == []
 
@@ -80,12 +80,11 @@ def test_without_the_option_an_active_nodes_data_is_a_look_up_error(
     assert 'Look up error' in response.json['error']['message']
 
 
-def test_an_active_node_can_be_started_only_with_the_option(service_conf):
+def test_an_active_node_can_be_started_only_with_the_option():
     node = types.SimpleNamespace(id='x', provision_state='active',
                                  is_maintenance=False)
-    svc = types.SimpleNamespace(conf=service_conf)
     with pytest.raises(errors.ApiError, match='Refusing to introspect'):
-        checks.check_startable(svc, node, manage_boot=False)
-    service_conf.set_override('permit_active_introspection', True,
-                              group='processing')
-    checks.check_startable(svc, node, manage_boot=False)
+        checks.check_startable(None, node, manage_boot=False,
+                               permit_active=False)
+    checks.check_startable(None, node, manage_boot=False,
+                           permit_active=True)

@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from inspector_ha.api import app as app_mod
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 from inspector_ha import service as service_mod
 
@@ -41,7 +41,7 @@ def _ramdisk_data(mac=MAC, **extra):
 
 def _ledger(service, uuid):
     return [(r.event, r.status, r.attempt)
-            for r in service.store.transaction(requests.for_node, uuid)]
+            for r in service.store.transaction(ledger.for_node, uuid)]
 
 
 def _assert_error(response, code):
@@ -187,10 +187,10 @@ def test_a_ramdisk_error_ends_the_introspection_with_its_text(
                            json=_ramdisk_data(error='disk on fire'))
     assert 'Ramdisk reported error: disk on fire' in \
         _assert_error(response, 400)
-    [request] = service.store.transaction(requests.for_node, uuid)
+    [request] = service.store.transaction(ledger.for_node, uuid)
     assert (request.event, request.status, request.attempt) == (
         'error', 'pending', 1)
-    assert 'disk on fire' in requests.payload(request)['error']
+    assert 'disk on fire' in ledger.payload(request)['error']
 
 
 def test_continue_with_valid_data_queues_one_process_request(
@@ -199,9 +199,9 @@ def test_continue_with_valid_data_queues_one_process_request(
     response = client.post('/v1/continue', json=_ramdisk_data())
     assert response.status_code == 200
     assert response.json == {'uuid': uuid}
-    [request] = service.store.transaction(requests.for_node, uuid)
+    [request] = service.store.transaction(ledger.for_node, uuid)
     assert (request.event, request.status) == ('process', 'pending')
-    payload = requests.payload(request)
+    payload = ledger.payload(request)
     assert 'logs' not in payload and payload['all_interfaces']['eth0']
     assert ironic_discovery.calls_beyond_discovery() == []
 

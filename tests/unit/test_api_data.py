@@ -10,8 +10,7 @@ import json
 import pytest
 
 from inspector_ha.api import app as app_mod
-from inspector_ha.db import requests
-from inspector_ha.engine import worker as worker_mod
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 from inspector_ha.messaging import objects
 from inspector_ha import service as service_mod
@@ -34,7 +33,7 @@ def stored(service_conf):
     """A Service keeping data in the database; its coordinator started."""
     service_conf.set_override('store_data', 'database', group='processing')
     svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     yield svc
     svc.shutdown()
 
@@ -61,8 +60,8 @@ def _save(svc, uuid, data, processed):
 
 
 def _ledger(svc, uuid):
-    return [(r.event, r.status, r.attempt, requests.payload(r))
-            for r in svc.store.transaction(requests.for_node, uuid)]
+    return [(r.event, r.status, r.attempt, ledger.payload(r))
+            for r in svc.store.transaction(ledger.for_node, uuid)]
 
 
 def _reapply(client, uuid, **kwargs):
@@ -179,8 +178,8 @@ def test_a_reapply_whose_data_fails_the_pre_processing_hooks_ends_in_error(
     uuid = put_node(st.FINISHED)
     assert _reapply(client, uuid, json={'error': 'disk on fire'}
                     ).status_code == 202
-    [request] = service.store.transaction(requests.for_node, uuid)
-    assert worker_mod.Worker(service).handle(objects.TransitionRequest(
+    [request] = service.store.transaction(ledger.for_node, uuid)
+    assert service.worker().handle(objects.TransitionRequest(
         request_id=request.id, node_uuid=uuid, event=st.REAPPLY)) is True
     status = client.get('/v1/introspection/' + uuid).json
     assert (status['state'], status['finished']) == ('error', True)

@@ -9,7 +9,6 @@ import pytest
 
 from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
-from inspector_ha.engine import worker as worker_mod
 from inspector_ha.messaging import queue
 
 import backends
@@ -31,7 +30,7 @@ def _dead_rabbit():
 
 def _watch_until_stopped(service, timeout=10):
     exits = []
-    watch = worker_mod.Watch(service, hard_exit=exits.append)
+    watch = service.watch(hard_exit=exits.append)
     watch.start()
     assert service.stop.wait(timeout), 'the watch never stopped the service'
     watch.join(timeout)
@@ -72,7 +71,7 @@ def test_a_watch_stops_an_idle_worker_whose_broker_is_gone(fast, service):
 
 def test_a_probe_of_healthy_backends_returns_and_stops_nothing(
         fast, service):
-    watch = worker_mod.Watch(service, hard_exit=None)
+    watch = service.watch(hard_exit=None)
     for _ in range(3):
         watch.probe()
     assert service.failure is None
@@ -81,7 +80,7 @@ def test_a_probe_of_healthy_backends_returns_and_stops_nothing(
 def test_a_failed_worker_still_running_after_its_grace_is_ended(
         fast, service, tmp_path):
     exits = []
-    watch = worker_mod.Watch(service, hard_exit=exits.append)
+    watch = service.watch(hard_exit=exits.append)
     watch.start()
     service.fail(retry.BackendUnavailable('queue', 'gone'))
     watch.join(10)
@@ -91,7 +90,7 @@ def test_a_failed_worker_still_running_after_its_grace_is_ended(
 def test_a_worker_stopped_by_sigterm_is_left_to_exit_on_its_own(
         fast, service):
     exits = []
-    watch = worker_mod.Watch(service, hard_exit=exits.append)
+    watch = service.watch(hard_exit=exits.append)
     watch.start()
     service.stop.set()
     watch.join(10)

@@ -1,5 +1,6 @@
 """The options: bounded, and the sample configuration is generated."""
 
+import importlib.metadata
 import pathlib
 import subprocess
 import sys
@@ -8,6 +9,7 @@ from oslo_config import cfg
 from oslo_config import types
 
 from inspector_ha.conf import opts
+from inspector_ha.conf import plugins
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -27,6 +29,30 @@ def test_every_numeric_option_of_ours_has_a_minimum_and_a_maximum():
     assert not unbounded
 
 
+def _test_plugin_groups():
+    """The option groups of plugins installed from other packages (the
+    test venv has tests/plugins/out_of_tree): not in the sample."""
+    groups = set()
+    for selector in plugins.SELECTORS:
+        for entry_point in importlib.metadata.entry_points(
+                group=selector.namespace):
+            if entry_point.dist.name != 'inspector-ha':
+                lister = getattr(entry_point.load(), 'list_opts', list)
+                groups.update(group for group, _ in lister())
+    return groups
+
+
+def _without(text, groups):
+    """``text`` of a sample without the sections of ``groups``."""
+    kept, skip = [], False
+    for line in text.splitlines(keepends=True):
+        if line.startswith('['):
+            skip = line.strip()[1:-1] in groups
+        if not skip:
+            kept.append(line)
+    return ''.join(kept)
+
+
 def test_the_sample_configuration_file_is_the_generated_one(tmp_path):
     out = tmp_path / 'sample.conf'
     generator = pathlib.Path(sys.executable).parent / 'oslo-config-generator'
@@ -34,9 +60,65 @@ def test_the_sample_configuration_file_is_the_generated_one(tmp_path):
                     ROOT / 'tools' / 'config-generator.conf',
                     '--output-file', out], check=True, capture_output=True)
     committed = ROOT / 'etc' / 'inspector-ha' / 'inspector-ha.conf.sample'
-    assert out.read_text() == committed.read_text(), (
+    foreign = _test_plugin_groups()
+    assert _without(out.read_text(), foreign) == committed.read_text(), (
         'regenerate it: oslo-config-generator --config-file '
-        'tools/config-generator.conf')
+        'tools/config-generator.conf, then remove the sections of the '
+        'test plugins: %s' % ', '.join(sorted(foreign)))
+
+
+def test_each_drivers_own_group_is_in_the_sample_but_not_the_services():
+    service = {group for group, _ in opts.service_opts()}
+    listed = {group for group, _ in opts.list_opts()}
+    for group in ('iptables', 'nftables', 'dnsmasq_pxe_filter'):
+        assert group in listed and group not in service
+    sample = (ROOT / 'etc' / 'inspector-ha' /
+              'inspector-ha.conf.sample').read_text()
+    for section in ('[iptables]', '[nftables]', '[dnsmasq_pxe_filter]'):
+        assert '\n%s\n' % section in sample
+
+
+def _start(tmp_path, text):
+    """``load_config`` of a file holding ``text``, in a child process."""
+    path = tmp_path / 'inspector-ha.conf'
+    path.write_text(text)
+    return subprocess.run(
+        [sys.executable, '-c', 'import sys; from inspector_ha.cmd import '
+         'common; common.load_config(sys.argv[1:])', '--config-file',
+         str(path)], capture_output=True, text=True, timeout=60)
+
+
+def _error_lines(proc):
+    return [line for line in proc.stderr.splitlines()
+            if line.startswith('-c: error: ')]
+
+
+def test_an_unknown_pxe_filter_driver_is_one_line_and_exit_2(tmp_path):
+    proc = _start(tmp_path, '[pxe_filter]\ndriver = x\n')
+    installed = plugins.installed('inspector_ha.pxe_filter')
+    assert proc.returncode == 2, proc.stderr
+    assert _error_lines(proc) == [
+        "-c: error: [pxe_filter] driver: no PXE filter driver 'x' "
+        "(installed: %s)" % ', '.join(installed)]
+    assert {'dnsmasq', 'iptables', 'nftables', 'noop'} <= set(installed)
+
+
+def test_an_unknown_data_store_is_one_line_and_exit_2(tmp_path):
+    proc = _start(tmp_path, '[processing]\nstore_data = swift\n')
+    assert proc.returncode == 2, proc.stderr
+    assert _error_lines(proc) == [
+        "-c: error: [processing] store_data: no data store 'swift' "
+        "(installed: database, none)"]
+
+
+def test_a_bad_value_of_the_chosen_drivers_option_is_one_line(tmp_path):
+    proc = _start(tmp_path, '[pxe_filter]\ndriver = dnsmasq\n'
+                            '[dnsmasq_pxe_filter]\n'
+                            'purge_dhcp_hostsdir = perhaps\n')
+    assert proc.returncode == 2, proc.stderr
+    assert _error_lines(proc) == [
+        '-c: error: [dnsmasq_pxe_filter] purge_dhcp_hostsdir: '
+        'Unexpected boolean value \'perhaps\'']
 
 
 def test_upstream_option_names_carry_over_from_ironic_inspector():

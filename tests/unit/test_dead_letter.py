@@ -13,8 +13,7 @@ from deliveries import node as _node
 from deliveries import request as _request
 from inspector_ha.db import models
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
-from inspector_ha.engine import worker as worker_mod
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 
 MAX = 3
@@ -23,11 +22,11 @@ MAX = 3
 @pytest.fixture
 def worker(service, service_conf):
     service_conf.set_override('max_deliveries', MAX, group='worker')
-    return worker_mod.Worker(service)
+    return service.worker()
 
 
 def _poison(service, uuid):
-    row = service.store.transaction(requests.add, uuid, st.FAIL, 1)
+    row = service.store.transaction(ledger.add, uuid, st.FAIL, 1)
     service.store.transaction(_corrupt, row.id)
     return row.id
 
@@ -94,7 +93,7 @@ def test_other_requests_are_handled_while_a_poison_one_loops(
         worker, service, put_node):
     poisoned, healthy = put_node(st.WAITING), put_node(st.WAITING)
     poison = _poison(service, poisoned)
-    fine = service.store.transaction(requests.add, healthy, st.FAIL, 1,
+    fine = service.store.transaction(ledger.add, healthy, st.FAIL, 1,
                                      payload={'error': 'ramdisk boom'}).id
     assert _deliver(worker, service, poison) is False
     assert _deliver(worker, service, fine) is True
@@ -106,10 +105,10 @@ def test_other_requests_are_handled_while_a_poison_one_loops(
 def test_a_delete_request_that_keeps_failing_is_dead_lettered_too(
         worker, service, put_node):
     uuid = put_node(st.FINISHED)
-    request_id = service.store.transaction(requests.add, uuid,
+    request_id = service.store.transaction(ledger.add, uuid,
                                            st.DELETE, None).id
     for _ in range(MAX):
-        service.store.transaction(requests.count_delivery, request_id)
+        service.store.transaction(ledger.count_delivery, request_id)
     assert _deliver(worker, service, request_id) is True
     assert _request(service, request_id).status == 'dead'
     assert _node(service, uuid).state == 'finished'

@@ -8,6 +8,7 @@ import threading
 from oslo_config import cfg
 import pytest
 
+from inspector_ha import conf as conf_mod
 from inspector_ha.conf import opts
 from inspector_ha.firewall import base
 from inspector_ha.firewall import dnsmasq
@@ -62,6 +63,30 @@ def test_deny_unknown_macs_and_a_node_not_found_hook_exclude_each_other():
     with pytest.raises(ValueError, match='exclude each other'):
         base.load(_conf(pxe_filter__deny_unknown_macs=True,
                         processing__node_not_found_hook='enroll'))
+
+
+def test_an_unknown_driver_is_refused_naming_the_installed_ones():
+    with pytest.raises(ValueError) as caught:
+        base.load(_conf(pxe_filter__driver='x'))
+    assert str(caught.value).startswith(
+        "[pxe_filter] driver: no PXE filter driver 'x' (installed: ")
+    for name in ('dnsmasq', 'iptables', 'nftables', 'noop'):
+        assert name in str(caught.value)
+
+
+@pytest.mark.parametrize('name,group', [('iptables', 'iptables'),
+                                        ('nftables', 'nftables'),
+                                        ('dnsmasq', 'dnsmasq_pxe_filter')])
+def test_a_driver_registers_its_own_option_group_when_it_is_loaded(
+        name, group):
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)  # the service's groups only
+    conf([], default_config_files=[], default_config_dirs=[])
+    assert group not in conf
+    conf.set_override('driver', name, 'pxe_filter')
+    conf.set_override('dnsmasq_interface', 'pxe0', 'pxe_filter')
+    driver = base.load(conf)
+    assert group in conf and driver.interface == 'pxe0'
 
 
 # runner
@@ -134,7 +159,7 @@ def test_nftables_changes_touch_only_the_elements_and_the_lease():
 
 
 def test_nftables_with_ip_version_6_filters_both_dhcp_ports():
-    driver = _nft(iptables__ip_version='6', nftables__table='t')
+    driver = _nft(pxe_filter__ip_version='6', nftables__table='t')
     assert driver.lease_script(1) == (
         'flush set inet t pass\n'
         'add element inet t pass { 67 timeout 1000ms, 547 timeout 1000ms }\n')
@@ -190,7 +215,7 @@ def test_iptables_changes_delete_and_insert_rules_and_reassert_the_jump():
 
 
 def test_iptables_with_ip_version_6_uses_ip6tables_and_port_547():
-    driver = _ipt(iptables__ip_version='6')
+    driver = _ipt(pxe_filter__ip_version='6')
     assert (driver.iptables, driver.port) == ('ip6tables', 547)
 
 

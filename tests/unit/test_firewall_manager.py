@@ -1,5 +1,6 @@
 """The firewall's lists and the port watcher, without a network."""
 
+import functools
 import threading
 import time
 
@@ -7,6 +8,7 @@ from inspector_ha.common import metrics
 from inspector_ha.firewall import base
 from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.firewall import manager
+from inspector_ha.firewall import sources
 from inspector_ha.firewall import watcher as watcher_mod
 
 
@@ -18,15 +20,6 @@ class FakeIronic:
         ids = [p['id'] for p in self.ports]
         start = ids.index(after) + 1 if after else 0
         return self.ports[start:]
-
-
-class FakeService:
-    class conf:
-        class iptables:
-            ethoib_interfaces = []
-
-    def __init__(self):
-        self.ironic = FakeIronic()
 
 
 class Recorder:
@@ -43,14 +36,15 @@ def _port(n):
 
 
 def test_the_watcher_announces_only_ports_created_after_its_first_run():
-    service, bus = FakeService(), Recorder()
-    watch = watcher_mod.PortWatcher(bus)
-    watch(service, None)
-    service.ironic.ports.append(_port(1))
-    watch(service, None)
-    watch(service, None)
-    service.ironic.ports.append(_port(2))
-    watch(service, None)
+    ironic, bus = FakeIronic(), Recorder()
+    watch = watcher_mod.PortWatcher(bus, functools.partial(
+        sources.ironic_ports, ironic, []))
+    watch(None)
+    ironic.ports.append(_port(1))
+    watch(None)
+    watch(None)
+    ironic.ports.append(_port(2))
+    watch(None)
     assert bus.announced == [('add', 'port-1', '52:54:00:00:00:01'),
                              ('add', 'port-2', '52:54:00:00:00:02')]
 
@@ -91,14 +85,22 @@ class SilentBus:
         pass
 
 
+def _firewall(service, driver):
+    return manager.Firewall(driver, SilentBus(),
+                            service.election(manager.LEADERSHIP),
+                            service.store, service.lifecycle,
+                            service.conf.pxe_filter, 1.0)
+
+
 def test_a_new_leader_waits_the_whole_lease_whatever_changes_meanwhile(
         service):
     service.conf.set_override('open_lease', 0.5, 'pxe_filter')
     driver = RecordingDriver(service.conf)
-    firewall = manager.Firewall(service, driver, SilentBus())
+    firewall = _firewall(service, driver)
     firewall.lists.replace_black({})
     elected = time.monotonic()
-    leading = threading.Thread(target=firewall._lead, daemon=True)
+    leading = threading.Thread(
+        target=firewall._election.hold, args=(firewall._lead,), daemon=True)
     leading.start()
     while not any(is_open for _, is_open in driver.applied_at):
         firewall.lists.black('add', 'port-%f' % time.monotonic(),
@@ -114,7 +116,7 @@ def test_a_new_leader_waits_the_whole_lease_whatever_changes_meanwhile(
 def test_the_applied_state_shows_in_the_pxe_metrics_until_blocked(service):
     driver = RecordingDriver(service.conf)
     driver.init()
-    firewall = manager.Firewall(service, driver, SilentBus())
+    firewall = _firewall(service, driver)
     firewall.lists.replace_black({'p1': '52:54:00:00:00:01',
                                   'p2': '52:54:00:00:00:02'})
     firewall.lists.white('add', 'node-1', ['52:54:00:00:00:03'])

@@ -10,7 +10,7 @@ from inspector_ha.api import app as app_mod
 from inspector_ha.common import retry
 from inspector_ha.db import lookup
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
@@ -113,7 +113,7 @@ def discovery(service_conf):
     service_conf.set_override('store_data', 'database', group='processing')
     svc = service_mod.Service(service_conf)
     svc.ironic = hooktools.RecordingIronic()
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     yield svc, app_mod.create_app(svc).test_client()
     svc.shutdown()
 
@@ -129,9 +129,9 @@ def _ramdisk(macs=MACS, **extra):
 
 
 def _ledger(svc, uuid):
-    return [(r.event, r.status, r.attempt, requests.payload(r).get(
+    return [(r.event, r.status, r.attempt, ledger.payload(r).get(
         'auto_discovered')) for r in svc.store.transaction(
-        requests.for_node, uuid)]
+        ledger.for_node, uuid)]
 
 
 def test_unknown_macs_enroll_the_node_and_queue_its_processing(discovery):
@@ -187,9 +187,9 @@ def test_failed_pre_processing_hooks_still_run_the_hook_and_fail_its_node(
     [uuid] = svc.ironic.nodes
     node = svc.store.transaction(nodes.get, uuid)
     assert node.state == st.ENROLLING
-    [request] = svc.store.transaction(requests.for_node, uuid)
+    [request] = svc.store.transaction(ledger.for_node, uuid)
     assert (request.event, request.status) == (st.FAIL, 'pending')
-    assert requests.payload(request)['error'] == message
+    assert ledger.payload(request)['error'] == message
 
 
 def test_a_hook_failing_after_failed_pre_processing_lists_both(discovery):
@@ -212,8 +212,9 @@ class _FailingStore:
 
 
 def test_a_node_whose_row_cannot_be_written_is_deleted_again(discovery):
-    svc, client = discovery
+    svc, _ = discovery
     svc.data_store = _FailingStore()
+    client = app_mod.create_app(svc).test_client()
     response = client.post('/v1/continue', json=_ramdisk())
     assert response.status_code == 503
     assert len(svc.ironic.written('create_node')) == 1

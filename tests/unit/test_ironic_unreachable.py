@@ -36,7 +36,7 @@ def dead_ironic(service_conf):
 @pytest.fixture
 def client(dead_ironic, service_conf):
     svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     yield svc, app_mod.create_app(svc).test_client()
     svc.shutdown()
 

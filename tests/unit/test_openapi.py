@@ -276,7 +276,7 @@ def world(service_conf, put_node):
     service_conf.set_override('store_data', 'database', group='processing')
     service_conf.set_override('max_request_bytes', 4096)
     svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     client = app_mod.create_app(svc).test_client()
     names = {'unknown': UNKNOWN, 'waiting': put_node(st.WAITING, [MAC]),
              'finished': put_node(st.FINISHED), 'errored': put_node(st.ERROR)}
@@ -323,7 +323,7 @@ def basic_client(service_conf, tmp_path):
     service_conf.set_override('auth_strategy', 'http_basic')
     service_conf.set_override('http_basic_auth_user_file', str(user_file))
     svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_tasks=False)
+    svc.start(workers=False, periodic_jobs=False)
     yield app_mod.create_app(svc).test_client()
     svc.shutdown()
 

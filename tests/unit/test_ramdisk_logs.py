@@ -12,7 +12,7 @@ import pytest
 
 from inspector_ha.api import app as app_mod
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.engine import tasks
 from inspector_ha.fsm import states as st
 from inspector_ha.processing import base
@@ -50,7 +50,7 @@ def logged(service_conf, tmp_path):
         for name, value in options.items():
             service_conf.set_override(name, value, group='processing')
         svc = service_mod.Service(service_conf)
-        svc.start(workers=False, periodic_tasks=False)
+        svc.start(workers=False, periodic_jobs=False)
         made.append(svc)
         return svc, app_mod.create_app(svc).test_client()
     made = []
@@ -114,9 +114,9 @@ def test_logs_that_are_not_base64_are_logged_and_the_data_processed(
     assert response.status_code == 200
     assert _files(tmp_path) == []
     assert 'not valid base64' in caplog.text
-    [request] = svc.store.transaction(requests.for_node, uuid)
+    [request] = svc.store.transaction(ledger.for_node, uuid)
     assert request.event == st.PROCESS
-    assert 'logs' not in requests.payload(request)
+    assert 'logs' not in ledger.payload(request)
 
 
 def test_a_processing_failure_the_worker_finds_saves_the_carried_logs(
@@ -126,7 +126,7 @@ def test_a_processing_failure_the_worker_finds_saves_the_carried_logs(
     assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
         == 200
     assert _files(tmp_path) == []
-    [row] = [r for r in svc.store.transaction(requests.for_node, uuid)
+    [row] = [r for r in svc.store.transaction(ledger.for_node, uuid)
              if r.event == st.PROCESS]
     assert json.loads(row.payload)[ramdisk_logs.KEY] == _tar_gz()
 
@@ -134,7 +134,7 @@ def test_a_processing_failure_the_worker_finds_saves_the_carried_logs(
         raise base.HookError('a processing hook says no')
     monkeypatch.setattr(tasks.Tasks, '_changes', a_hook_fails)
     node = svc.store.transaction(nodes.get, uuid)
-    prepared = tasks.Tasks(svc).prepare(st.PROCESS, st.PROCESSING, node, row)
+    prepared = svc.tasks().prepare(st.PROCESS, st.PROCESSING, node, row)
     assert prepared.changes.error == 'a processing hook says no'
     [path] = _files(tmp_path)
     assert path.name.startswith(uuid + '_')
@@ -146,6 +146,6 @@ def test_logs_travel_to_the_worker_only_when_there_is_a_directory(
     uuid = put_node(st.WAITING, macs=[MAC])
     assert client.post('/v1/continue', json=_data(_tar_gz())).status_code \
         == 200
-    [row] = [r for r in service.store.transaction(requests.for_node, uuid)
+    [row] = [r for r in service.store.transaction(ledger.for_node, uuid)
              if r.event == st.PROCESS]
     assert ramdisk_logs.KEY not in json.loads(row.payload)

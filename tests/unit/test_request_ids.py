@@ -15,7 +15,7 @@ import pytest
 from inspector_ha.api import app as app_mod
 from inspector_ha.cmd import common
 from inspector_ha.common import logctx
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 
 GLOBAL = 'req-1b3a7b4e-9f6f-4d8e-8d2c-3e5f7a9b1c2d'
@@ -36,7 +36,7 @@ def _abort(client, put_node, headers=None):
 
 
 def _row(service, uuid):
-    [row] = service.store.transaction(requests.for_node, uuid)
+    [row] = service.store.transaction(ledger.for_node, uuid)
     return row
 
 
@@ -55,14 +55,14 @@ def test_the_queued_request_keeps_the_api_and_global_request_ids(
     assert ctx.request_id == resp.headers['X-OpenStack-Request-ID']
     assert ctx.global_request_id == GLOBAL
     assert context_mod.get_current() is ctx
-    assert requests.payload(row) == {}  # the ids are not part of the data
+    assert ledger.payload(row) == {}  # the ids are not part of the data
 
 
 def test_a_request_queued_without_an_api_call_is_logged_under_its_id(
         service, put_node):
     uuid = put_node(st.WAITING)
     logctx.clear()
-    row = service.store.transaction(requests.add, uuid, st.ABORT, 1)
+    row = service.store.transaction(ledger.add, uuid, st.ABORT, 1)
     row = _row(service, uuid)
     assert logctx.bind(row).request_id == 'req-%s' % row.id
     logctx.clear()

@@ -15,7 +15,7 @@ from deliveries import queue
 from deliveries import request as request_of
 from inspector_ha.db import conflicts
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.engine import tasks
 from inspector_ha.engine import worker as worker_mod
 from inspector_ha.fsm import states as st
@@ -26,7 +26,7 @@ ACTOR = 'a-worker-that-died'
 
 @pytest.fixture
 def worker(service):
-    return worker_mod.Worker(service)
+    return service.worker()
 
 
 def _history(service, uuid):
@@ -50,7 +50,7 @@ def test_a_process_request_met_again_sends_the_recorded_changes_and_finishes(
     assert deliver(worker, service, request_id) is True
     node = node_of(service, uuid)
     assert (node.state, node.error) == (st.FINISHED, None)
-    assert request_of(service, request_id).status == requests.DONE
+    assert request_of(service, request_id).status == ledger.DONE
     assert _history(service, uuid)[-2:] == [
         (st.PROCESS, st.WAITING, st.PROCESSING),
         (st.FINISH, st.PROCESSING, st.FINISHED)]
@@ -83,12 +83,12 @@ def test_a_process_request_met_again_with_nothing_recorded_ends_in_error(
 
 def test_a_result_is_recorded_once_per_attempt(service, put_node):
     uuid = put_node(st.WAITING)
-    service.store.transaction(requests.record_once, uuid, 'x', 1, {'a': 1})
+    service.store.transaction(ledger.record_once, uuid, 'x', 1, {'a': 1})
     with pytest.raises(conflicts.StaleWrite):
-        service.store.transaction(requests.record_once, uuid, 'x', 1, {})
-    assert service.store.transaction(requests.recorded, uuid, 'x', 1) == {
+        service.store.transaction(ledger.record_once, uuid, 'x', 1, {})
+    assert service.store.transaction(ledger.recorded, uuid, 'x', 1) == {
         'a': 1}
-    assert service.store.transaction(requests.recorded, uuid, 'x', 2) is None
+    assert service.store.transaction(ledger.recorded, uuid, 'x', 2) is None
 
 
 def test_data_that_came_while_starting_is_acknowledged_uncounted_and_kept(
@@ -98,14 +98,14 @@ def test_data_that_came_while_starting_is_acknowledged_uncounted_and_kept(
     for _ in range(3):
         assert deliver(worker, service, request_id) is True
     row = request_of(service, request_id)
-    assert (row.status, row.deliveries) == (requests.PENDING, 0)
+    assert (row.status, row.deliveries) == (ledger.PENDING, 0)
     assert node_of(service, uuid).state == st.STARTING
 
 
 def test_the_start_that_makes_a_node_wait_applies_its_parked_data_at_once(
         worker, service, put_node, monkeypatch):
     uuid = put_node(st.STARTING, manage_boot=False)
-    start_id = queue(service, uuid, st.START, status=requests.APPLIED)
+    start_id = queue(service, uuid, st.START, status=ledger.APPLIED)
     parked_id = queue(service, uuid, st.PROCESS, payload={})
     driven = []
     monkeypatch.setattr(worker, '_drive',

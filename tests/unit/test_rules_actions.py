@@ -16,7 +16,7 @@ from inspector_ha.processing import base
 from inspector_ha.processing import changes
 from inspector_ha.rules import engine
 from inspector_ha.rules import plugins as plugins_mod
-from inspector_ha.rules import target as target_mod
+from inspector_ha.processing import target as target_mod
 
 UUID = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
 DATA = {'inventory': {'cpu': {'count': 8, 'architecture': 'x86_64'},

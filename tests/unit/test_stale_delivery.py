@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.engine import worker as worker_mod
 from inspector_ha.fsm import states as st
 from inspector_ha.messaging import objects
@@ -17,7 +17,7 @@ from inspector_ha.messaging import objects
 
 @pytest.fixture
 def worker(service):
-    return worker_mod.Worker(service)
+    return service.worker()
 
 
 def _another_delivery_applies_it_again(service, request_id):
@@ -30,8 +30,8 @@ def _another_delivery_applies_it_again(service, request_id):
             return
         state['busy'] = True
         try:
-            request = service.store.transaction(requests.get, request_id)
-            if request.status == requests.APPLIED:
+            request = service.store.transaction(ledger.get, request_id)
+            if request.status == ledger.APPLIED:
                 node = service.store.transaction(nodes.get,
                                                  request.node_uuid)
                 service.store.transaction(worker_mod._save, node, request,
@@ -46,7 +46,7 @@ def test_a_late_follow_up_leaves_the_request_to_its_other_delivery(
         worker, service, put_node):
     uuid = put_node(st.WAITING, manage_boot=False)
     generation = service.store.transaction(nodes.get, uuid).generation
-    request_id = service.store.transaction(requests.add, uuid, st.ABORT,
+    request_id = service.store.transaction(ledger.add, uuid, st.ABORT,
                                            1).id
     hook = _another_delivery_applies_it_again(service, request_id)
     sa.event.listen(orm.Session, 'after_commit', hook)
@@ -57,7 +57,7 @@ def test_a_late_follow_up_leaves_the_request_to_its_other_delivery(
         sa.event.remove(orm.Session, 'after_commit', hook)
     # NOTE: this delivery's follow-up (abort_end) lost to the redelivery's
     # write; the request stays open for the redelivery to finish.
-    assert service.store.transaction(requests.get,
+    assert service.store.transaction(ledger.get,
                                      request_id).status == 'applied'
     node = service.store.transaction(nodes.get, uuid)
     assert (node.state, node.generation) == ('aborting', generation + 2)

@@ -14,7 +14,7 @@ from inspector_ha.db import lookup
 from inspector_ha.db import migration
 from inspector_ha.db import models
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 
 ACTOR = 'unit-test'
@@ -176,35 +176,35 @@ def _transition_then_fail(session, node):
 
 def test_a_request_is_added_pending_and_read_back(store, put_node):
     uuid = put_node(st.WAITING)
-    row = store.transaction(requests.add, uuid, st.PROCESS, 1,
+    row = store.transaction(ledger.add, uuid, st.PROCESS, 1,
                             payload={'inventory': {'a': 1}})
-    got = store.transaction(requests.get, row.id)
+    got = store.transaction(ledger.get, row.id)
     assert (got.node_uuid, got.event, got.attempt, got.status,
             got.deliveries) == (uuid, 'process', 1, 'pending', 0)
-    assert requests.payload(got) == {'inventory': {'a': 1}}
-    assert store.transaction(requests.get, 'no-such-request') is None
+    assert ledger.payload(got) == {'inventory': {'a': 1}}
+    assert store.transaction(ledger.get, 'no-such-request') is None
 
 
 def test_a_request_without_payload_has_an_empty_one(store):
-    row = store.transaction(requests.add, 'n', st.ABORT, 1, request_id='r')
+    row = store.transaction(ledger.add, 'n', st.ABORT, 1, request_id='r')
     assert row.id == 'r'
-    assert requests.payload(store.transaction(requests.get, 'r')) == {}
+    assert ledger.payload(store.transaction(ledger.get, 'r')) == {}
 
 
 def test_marking_a_request_records_its_status_and_detail(store):
-    row = store.transaction(requests.add, 'n', st.ABORT, 1)
-    store.transaction(requests.mark, row.id, requests.REJECTED, 'why')
-    got = store.transaction(requests.get, row.id)
+    row = store.transaction(ledger.add, 'n', st.ABORT, 1)
+    store.transaction(ledger.mark, row.id, ledger.REJECTED, 'why')
+    got = store.transaction(ledger.get, row.id)
     assert (got.status, got.detail) == ('rejected', 'why')
     assert got.updated_at >= row.updated_at
 
 
 def test_deliveries_are_counted_one_by_one(store):
-    row = store.transaction(requests.add, 'n', st.ABORT, 1)
-    counts = [store.transaction(requests.count_delivery, row.id)
+    row = store.transaction(ledger.add, 'n', st.ABORT, 1)
+    counts = [store.transaction(ledger.count_delivery, row.id)
               for _ in range(3)]
     assert counts == [1, 2, 3]
-    assert store.transaction(requests.count_delivery, 'unknown') == 0
+    assert store.transaction(ledger.count_delivery, 'unknown') == 0
 
 
 def _age(store, request_id, seconds):
@@ -220,24 +220,24 @@ def test_only_open_requests_untouched_for_long_are_stale(store):
     ids = {}
     for name, age in [('old', 300), ('older', 600), ('fresh', 1),
                       ('done', 900), ('applied', 120)]:
-        ids[name] = store.transaction(requests.add, 'n', st.ABORT, 1).id
+        ids[name] = store.transaction(ledger.add, 'n', st.ABORT, 1).id
         if name == 'done':
-            store.transaction(requests.mark, ids[name], requests.DONE)
+            store.transaction(ledger.mark, ids[name], ledger.DONE)
         if name == 'applied':
-            store.transaction(requests.mark, ids[name], requests.APPLIED)
+            store.transaction(ledger.mark, ids[name], ledger.APPLIED)
         _age(store, ids[name], age)
-    stale = store.transaction(requests.stale, 60)
+    stale = store.transaction(ledger.stale, 60)
     assert [r.id for r in stale] == [ids['older'], ids['old'],
                                      ids['applied']]
-    assert [r.id for r in store.transaction(requests.stale, 60, 1)] == [
+    assert [r.id for r in store.transaction(ledger.stale, 60, 1)] == [
         ids['older']]
 
 
 def test_a_touched_request_is_no_longer_stale(store):
-    row = store.transaction(requests.add, 'n', st.ABORT, 1)
+    row = store.transaction(ledger.add, 'n', st.ABORT, 1)
     _age(store, row.id, 300)
-    store.transaction(requests.touch, [row.id])
-    assert store.transaction(requests.stale, 60) == []
+    store.transaction(ledger.touch, [row.id])
+    assert store.transaction(ledger.stale, 60) == []
 
 
 # Lookup.
@@ -311,14 +311,14 @@ def test_ending_an_attempt_closes_its_other_open_requests_but_reapply(
     node = _node(store, uuid)
 
     def add(session, event, attempt):
-        return requests.add(session, uuid, event, attempt).id
+        return ledger.add(session, uuid, event, attempt).id
     start = store.transaction(add, st.START, node.attempt)
     reapply = store.transaction(add, st.REAPPLY, node.attempt)
     older = store.transaction(add, st.ABORT, node.attempt - 1)
     timeout = store.transaction(add, st.TIMEOUT, node.attempt)
     store.transaction(nodes.transition, node, st.TIMEOUT, st.ERROR, ACTOR,
                       request_id=timeout, error='Introspection timeout')
-    status = {r: store.transaction(requests.get, r).status
+    status = {r: store.transaction(ledger.get, r).status
               for r in (start, reapply, older, timeout)}
     assert status == {start: 'rejected', reapply: 'pending',
                       older: 'pending', timeout: 'pending'}

@@ -4,26 +4,30 @@ does not is named in one warning (and by the pre-switch check)."""
 
 import logging
 
-from oslo_config import cfg
 from oslo_config import types
 import pytest
 
-from inspector_ha import conf as conf_mod
 from inspector_ha.conf import opts
 from inspector_ha.conf import upstream
+import conffiles
 
 #: Where upstream has no bound, ours must reach this far: ten years of
 #: seconds, upstream's own cap on [DEFAULT] timeout.
 LARGE = 315576000
 
-#: Options whose upstream values are plugin names: inspector-ha accepts
-#: the plugins it implements (the others are named at start-up).
-PLUGIN_CHOICES = {('processing', 'store_data'), ('pxe_filter', 'driver')}
 
 
 def _ours():
-    return {(group or 'DEFAULT', o.dest): o
-            for group, options in opts.list_opts() for o in options}
+    """Our options by ``(group, name)``, also in the group 12.5 has for
+    one that moved (``[iptables] ip_version`` is ``[pxe_filter]``'s)."""
+    found = {}
+    for group, options in opts.list_opts():
+        for opt in options:
+            found[(group or 'DEFAULT', opt.dest)] = opt
+            for old in opt.deprecated_opts:
+                if old.name in (None, opt.dest):  # the same option
+                    found[(old.group or group or 'DEFAULT', opt.dest)] = opt
+    return found
 
 
 def _narrower(ours, theirs):
@@ -51,7 +55,7 @@ def test_every_upstream_option_we_implement_accepts_upstreams_range():
     narrower = {}
     for group, options in upstream.upstream_options().items():
         for name, theirs in options.items():
-            if (group, name) in ours and (group, name) not in PLUGIN_CHOICES:
+            if (group, name) in ours:
                 why = _narrower(ours[(group, name)], theirs)
                 if why:
                     narrower['[%s] %s' % (group, name)] = why
@@ -59,13 +63,7 @@ def test_every_upstream_option_we_implement_accepts_upstreams_range():
 
 
 def _conf(tmp_path, text):
-    path = tmp_path / 'ironic-inspector.conf'
-    path.write_text(text)
-    conf = cfg.ConfigOpts()
-    conf_mod.register_opts(conf)
-    conf(['--config-file', str(path)], project='inspector-ha',
-         default_config_files=[], default_config_dirs=[])
-    return conf, path
+    return conffiles.read(tmp_path, text, 'ironic-inspector.conf')
 
 
 UPSTREAM_CONF = """\
@@ -139,3 +137,48 @@ def test_the_check_names_ignored_options_and_refused_values(tmp_path):
 def test_a_timeout_of_zero_or_less_is_accepted_as_upstream(tmp_path, value):
     conf, _ = _conf(tmp_path, '[DEFAULT]\ntimeout = %s\n' % value)
     assert conf.timeout == int(value)
+
+
+PXE_12_5 = """\
+[pxe_filter]
+driver = iptables
+[iptables]
+dnsmasq_interface = br-pxe
+ip_version = 6
+ethoib_interfaces = ib0,ib1
+firewall_chain = pxe
+"""
+
+
+def test_12_5s_pxe_options_in_iptables_are_read_by_every_driver(
+        tmp_path, caplog):
+    conf, path = _conf(tmp_path, PXE_12_5)
+    assert (conf.pxe_filter.dnsmasq_interface, conf.pxe_filter.ip_version,
+            conf.pxe_filter.ethoib_interfaces) == ('br-pxe', '6',
+                                                   ['ib0', 'ib1'])
+    assert sorted(r.getMessage() for r in caplog.records) == [
+        'Deprecated: Option "%s" from group "iptables" is deprecated. Use '
+        'option "%s" from group "pxe_filter".' % (name, name)
+        for name in ('dnsmasq_interface', 'ethoib_interfaces',
+                     'ip_version')]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='inspector_ha'):
+        upstream.warn_unused(conf)
+    assert not caplog.records
+    findings = upstream.check_file(conf, str(path))
+    assert findings.lines() == [
+        'OK: inspector-ha implements every option set in %s and accepts '
+        'every value' % path]
+
+
+def test_the_check_refuses_a_driver_not_installed_and_old_names_values(
+        tmp_path):
+    conf, path = _conf(tmp_path, PXE_12_5.replace(
+        'driver = iptables', 'driver = x').replace(
+        'ip_version = 6', 'ip_version = 5'))
+    refused = {key: reason for key, _, reason in
+               upstream.check_file(conf, str(path)).refused}
+    assert sorted(refused) == [('iptables', 'ip_version'),
+                               ('pxe_filter', 'driver')]
+    assert refused[('pxe_filter', 'driver')].startswith(
+        "no PXE filter driver 'x' (installed: ")

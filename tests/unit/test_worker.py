@@ -19,7 +19,7 @@ from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import nodes
-from inspector_ha.db import requests
+from inspector_ha.db import ledger
 from inspector_ha.engine import worker as worker_mod
 from inspector_ha.fsm import states as st
 from inspector_ha.messaging import objects
@@ -29,7 +29,7 @@ ACTOR = 'unit-test'
 
 @pytest.fixture
 def worker(service):
-    return worker_mod.Worker(service)
+    return service.worker()
 
 
 def _history(service, uuid):
@@ -149,7 +149,7 @@ def test_a_process_request_met_again_in_processing_moves_the_node_to_error(
         worker, service, put_node, ironic_discovery):
     uuid = put_node(st.PROCESSING)
     request_id = _queue(service, uuid, st.PROCESS, payload={'inventory': {}},
-                        status=requests.APPLIED)
+                        status=ledger.APPLIED)
     assert _deliver(worker, service, request_id) is True
     node = _node(service, uuid)
     assert node.state == 'error'
@@ -164,7 +164,7 @@ def test_a_request_delivered_too_often_moves_the_node_to_error(
     uuid = put_node(st.WAITING)
     request_id = _queue(service, uuid, st.ABORT)
     for _ in range(2):
-        service.store.transaction(requests.count_delivery, request_id)
+        service.store.transaction(ledger.count_delivery, request_id)
     assert _deliver(worker, service, request_id) is True
     node = _node(service, uuid)
     assert node.state == 'error'
@@ -231,7 +231,7 @@ def test_a_duplicate_read_just_before_the_first_delivery_ends_is_not_reapplied(
     outcomes = {}
 
     def deliver(name):
-        outcomes[name] = worker_mod.Worker(service).handle(message)
+        outcomes[name] = service.worker().handle(message)
 
     def first_runs_to_its_end(session):
         # NOTE: fires after the duplicate's first commit, its read of the

@@ -10,8 +10,8 @@ that rules can tell such nodes apart.
 
 import logging
 
-from inspector_ha.api import checks
 from inspector_ha.common import addresses
+from inspector_ha.ironic import bmc as ironic_bmc
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
 from inspector_ha.processing.hooks import interfaces
@@ -56,7 +56,8 @@ class EnrollHook(not_found.NodeNotFoundHook):
                                      (mac, owner[0]))
         if bmc:
             for node in self.ironic.nodes_with_driver_info():
-                if bmc in checks.bmc_addresses(self.conf, node):
+                if bmc in ironic_bmc.bmc_addresses(
+                        node, self.conf.ipmi_address_fields):
                     raise base.HookError(
                         'Node %s already has BMC address %s, not enrolling'
                         % (node.id, bmc))

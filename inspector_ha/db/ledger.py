@@ -11,11 +11,16 @@ max_deliveries`` deliveries is closed as ``dead`` (dead-lettered), with
 the last failure as its ``detail``.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import uuid as uuidlib
+from collections.abc import Iterable
+from typing import Any, cast
 
 import sqlalchemy as sa
+from sqlalchemy import orm
 
 from inspector_ha.common import logctx
 from inspector_ha.common import timeutils
@@ -31,7 +36,9 @@ DEAD = 'dead'
 OPEN = (PENDING, APPLIED)
 
 
-def add(session, node_uuid, event, attempt, payload=None, request_id=None):
+def add(session: orm.Session, node_uuid: str, event: str,
+        attempt: int | None, payload: Any = None,
+        request_id: str | None = None) -> models.Request:
     now = timeutils.utcnow()
     payload = logctx.stamp(payload)
     row = models.Request(
@@ -44,7 +51,9 @@ def add(session, node_uuid, event, attempt, payload=None, request_id=None):
     return row
 
 
-def add_once(session, node_uuid, event, attempt, payload=None):
+def add_once(session: orm.Session, node_uuid: str, event: str,
+             attempt: int | None,
+             payload: Any = None) -> models.Request | None:
     """Add a request whose id is derived from (event, node, attempt), or
     return None if it exists: whoever adds it first is the only one. Two
     concurrent adds cannot both insert it (the loser's transaction fails
@@ -56,12 +65,13 @@ def add_once(session, node_uuid, event, attempt, payload=None):
                request_id=request_id)
 
 
-def _once_id(node_uuid, event, attempt):
+def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
     return str(uuidlib.uuid5(uuidlib.NAMESPACE_URL, '%s/%s/%s' % (
         event, node_uuid, attempt)))
 
 
-def record_once(session, node_uuid, name, attempt, payload):
+def record_once(session: orm.Session, node_uuid: str, name: str,
+                attempt: int | None, payload: Any) -> None:
     """Record ``payload`` as the one result ``name`` of an attempt: a
     closed ledger row, like the claims of :func:`claim_once`.
 
@@ -74,57 +84,64 @@ def record_once(session, node_uuid, name, attempt, payload):
     mark(session, row.id, DONE)
 
 
-def recorded(session, node_uuid, name, attempt):
+def recorded(session: orm.Session, node_uuid: str, name: str,
+             attempt: int | None) -> Any:
     """The payload :func:`record_once` recorded, or None."""
     row = get(session, _once_id(node_uuid, name, attempt))
     return None if row is None else payload(row)
 
 
-def get(session, request_id):
+def get(session: orm.Session, request_id: str) -> models.Request | None:
     return session.get(models.Request, request_id)
 
 
-def payload(row):
+def payload(row: models.Request) -> Any:
     return logctx.unstamp(json.loads(row.payload))[0] if row.payload else {}
 
 
-def mark(session, request_id, status, detail=None):
+def mark(session: orm.Session, request_id: str, status: str,
+         detail: str | None = None) -> None:
     session.execute(
         sa.update(models.Request).where(models.Request.id == request_id)
         .values(status=status, detail=detail, updated_at=timeutils.utcnow()))
 
 
-def mark_open(session, request_id, status, detail=None):
+def mark_open(session: orm.Session, request_id: str, status: str,
+              detail: str | None = None) -> None:
     """Move an open request to ``status``; a closed one is not reopened.
 
     :raises StaleWrite: the request was closed meanwhile (the transaction
         must roll back: another delivery already did the work).
     """
-    values = {'status': status, 'updated_at': timeutils.utcnow()}
+    values: dict[str, Any] = {'status': status,
+                              'updated_at': timeutils.utcnow()}
     if detail is not None:
         values['detail'] = detail
     if _update_open(session, request_id, values) != 1:
         raise conflicts.StaleWrite('request %s is no longer open' % request_id)
 
 
-def note_failure(session, request_id, failure):
+def note_failure(session: orm.Session, request_id: str,
+                 failure: str) -> None:
     """Keep the last failure of an open request, for its dead letter."""
     _update_open(session, request_id, {'detail': failure[:2000]})
 
 
-def _update_open(session, request_id, values):
+def _update_open(session: orm.Session, request_id: str,
+                 values: dict[str, Any]) -> int:
     table = models.Request
-    return session.execute(
+    return cast('sa.CursorResult[Any]', session.execute(
         sa.update(table).where(table.id == request_id,
                                table.status.in_(OPEN))
-        .values(**values)).rowcount
+        .values(**values))).rowcount
 
 
 #: Outcomes of :func:`claim_once`.
 CLAIMED, TAKEN, STALE = 'claimed', 'taken', 'stale'
 
 
-def claim_once(session, node, effect):
+def claim_once(session: orm.Session, node: models.Node,
+               effect: str) -> str:
     """Claim ``effect`` (a side effect such as a power-on) of ``node``'s
     attempt for the delivery that wrote ``node``.
 
@@ -147,7 +164,7 @@ def claim_once(session, node, effect):
     return CLAIMED
 
 
-def count_delivery(session, request_id):
+def count_delivery(session: orm.Session, request_id: str) -> int:
     """Count one more delivery; return the new count (0 if unknown)."""
     table = models.Request
     session.execute(sa.update(table).where(table.id == request_id)
@@ -156,7 +173,8 @@ def count_delivery(session, request_id):
                           .where(table.id == request_id)) or 0
 
 
-def stale(session, older_than, limit=500):
+def stale(session: orm.Session, older_than: float,
+          limit: int = 500) -> list[models.Request]:
     """Open requests untouched for ``older_than`` seconds, oldest first."""
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=older_than)
     table = models.Request
@@ -166,13 +184,14 @@ def stale(session, older_than, limit=500):
     return list(session.scalars(query))
 
 
-def touch(session, request_ids):
+def touch(session: orm.Session, request_ids: Iterable[str]) -> None:
     table = models.Request
     session.execute(sa.update(table).where(table.id.in_(request_ids))
                     .values(updated_at=timeutils.utcnow()))
 
 
-def for_node(session, node_uuid):
+def for_node(session: orm.Session,
+             node_uuid: str) -> list[models.Request]:
     table = models.Request
     return list(session.scalars(
         sa.select(table).where(table.node_uuid == node_uuid)
