@@ -95,14 +95,20 @@ class Membership(threading.Thread):
         shown = dict(self._basics, **self._shown())
         if shown == self.capabilities:
             return
-        self.capabilities = shown
-        caps = json.dumps(self.capabilities).encode()
+        caps = json.dumps(shown).encode()
         try:
             self._coord.call(self._coord.update_capabilities, GROUP, caps)
         except tooz.NotImplemented:
             LOG.info('Not shown by this coordination backend: %s',
                      {k: v for k, v in shown.items()
                       if k not in self._basics})
+        except coordination.MemberNotJoined:
+            # NOTE: dropped between the probe and now (its heartbeat
+            # lapsed): the next probe joins again, the next period shows.
+            LOG.warning('Not in the group to show its capabilities (its '
+                        'heartbeat lapsed); joining again at the next probe')
+            return
+        self.capabilities = shown
 
     def _probe(self) -> None:
         """Prove the backend answers within the lease; rejoin if expelled.
