@@ -7,10 +7,13 @@ import subprocess
 import sys
 import time
 
+import sqlalchemy
+
 import ironic_log
 import ledger
 import load
 import measure
+import sampling
 import testpath  # noqa: F401  (tests/functional on sys.path)
 import backends
 import batch
@@ -158,6 +161,42 @@ def _memory(named_pids, ironic):
     return memory
 
 
+#: PostgreSQL's activity counters of one database (pg_stat_database).
+DATABASE_COUNTERS = ('xact_commit', 'xact_rollback', 'tup_returned',
+                     'tup_fetched', 'tup_inserted', 'tup_updated',
+                     'tup_deleted')
+#: A PostgreSQL 15 backend that goes idle reports its counters within
+#: 10 s (PGSTAT_IDLE_INTERVAL); read them after that.
+COUNTERS_FLUSHED_S = 11
+
+
+def database_counters(url):
+    """``{counter: value}`` of PostgreSQL database ``url`` (None when
+    ``url`` is not PostgreSQL)."""
+    if not url or not url.startswith('postgresql'):
+        return None
+    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.NullPool)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(sqlalchemy.text(
+                'SELECT %s FROM pg_stat_database WHERE datname = '
+                'current_database()' % ', '.join(DATABASE_COUNTERS))).one()
+    finally:
+        engine.dispose()
+    return dict(zip(DATABASE_COUNTERS, row))
+
+
+def _database_per_node(url, before, count):
+    """The database's work per introspection over the batch (status
+    reads included), or None."""
+    if before is None:
+        return None
+    time.sleep(COUNTERS_FLUSHED_S)
+    after = database_counters(url)
+    return {k: round((after[k] - before[k]) / count, 1)
+            for k in DATABASE_COUNTERS}
+
+
 def run(deployment, ironic, nodes, args):
     """Start every node of ``nodes`` and play its ramdisk; measure.
 
@@ -178,7 +217,16 @@ def run(deployment, ironic, nodes, args):
                                **ramdisk.IPA13)
     disks.start()
     window.start()
+    sampler = sampling.Sampler(
+        sampling.profiled_pids(deployment['named_pids'],
+                               deployment['roles']) +
+        [('ironic', measure.tree(ironic.proc.pid)[-1])],
+        args.profile_dir / deployment['phase']) if args.profile_dir \
+        else None
+    database_before = database_counters(deployment.get('database'))
     meter.start()
+    if sampler:
+        sampler.start()
     began_wall, began = time.time(), time.monotonic()
     start, accepted = load.start_all(deployment['api_urls'], uuids,
                                      args.concurrency)
@@ -188,9 +236,14 @@ def run(deployment, ironic, nodes, args):
                            args.timeout)
     detected = time.monotonic() - began
     cpu = _with_totals(meter.stop(), own)
+    profile = sampler.stop() if sampler else {}
     window.stop()
     memory = _memory(deployment['named_pids'], ironic)
     disks.stop()
+    database = _database_per_node(deployment.get('database'),
+                                  database_before, count)
+    status_read_ms = sampling.status_read_cost(
+        deployment['api_urls'][0], accepted, deployment['api_pids'])
     outcome = load.outcome_of(waited['states'], accepted)
     elapsed = (waited['finished_at'][-1] - began_wall
                if waited['finished_at'] else detected)
@@ -211,6 +264,9 @@ def run(deployment, ironic, nodes, args):
         'cpu_ms_per_node_net_of_idle': _per_node_ms(
             _net_of_idle(cpu, idle), count),
         'memory': memory,
+        'status_read_cpu_ms': status_read_ms,
+        'database_per_node': database,
+        'profile': profile,
         'progress_fraction_done_at_s': load.progress(
             waited['finished_at'], began_wall),
     }
@@ -238,7 +294,9 @@ def run_split(ironic, workdir, args):
                       'inspector-ha workers': [p.pid for p in
                                                the_cluster.workers]},
             'named_pids': [(p.name, p.pid) for p in procs],
-            'services': True}
+            'api_pids': [p.pid for p in the_cluster.apis],
+            'services': True, 'phase': 'split',
+            'database': the_cluster.database}
         log('split cluster up: %s' % ', '.join(p.name for p in procs))
         result = run(deployment, ironic, nodes, args)
         _finish(result, the_cluster.api_urls, burst_nodes,
@@ -254,7 +312,8 @@ def run_embedded(ironic, workdir, args):
     with embedded(ironic, workdir) as (proc, url):
         deployment = {'api_urls': [url],
                       'roles': {'inspector-ha (all-in-one)': [proc.pid]},
-                      'named_pids': [('all-in-one', proc.pid)]}
+                      'named_pids': [('all-in-one', proc.pid)],
+                      'api_pids': [proc.pid], 'phase': 'embedded'}
         log('embedded default up at %s' % url)
         result = run(deployment, ironic, nodes, args)
         database = 'sqlite:///%s' % (workdir / 'state' /
@@ -272,7 +331,8 @@ def run_upstream(ironic, workdir, args):
         pid = inspector.proc.pid
         deployment = {'api_urls': [inspector.url],
                       'roles': {'ironic-inspector 12.5': [pid]},
-                      'named_pids': [('ironic-inspector 12.5', pid)]}
+                      'named_pids': [('ironic-inspector 12.5', pid)],
+                      'api_pids': [pid], 'phase': 'upstream'}
         log('ironic-inspector 12.5 up at %s' % inspector.url)
         result = run(deployment, ironic, nodes, args)
     result['deployment'] = ('ironic-inspector 12.5 standalone: SQLite, '

@@ -73,15 +73,24 @@ def _ratio(value, base):
     return round(value / base, 2) if value and base else None
 
 
+#: Own CPU per introspection (issue 15): the split cluster's limit; the
+#: embedded default's is in the row's name and not judged in "met".
+OWN_CPU_MS = {'split': 25, 'embedded': 15}
+
+
 def _batch_targets(result, upstream_rate=UPSTREAM_NODES_PER_S):
     """(target, comparison, limit, value) rows of one batch."""
+    own = 'own CPU per introspection, ms (embedded: <= %d)' % \
+        OWN_CPU_MS['embedded']
     return [
         ('Ironic calls per node', '<=', 7,
          _get(result, 'ironic', 'calls_per_node')),
-        ('own CPU per node, ms (Ironic excluded)', '<=', 10,
+        (own, '<=', OWN_CPU_MS['split'],
          _get(result, 'cpu_ms_per_node', measure.OWN_TOTAL)),
-        ('own CPU per node, ms, net of idle CPU', '<=', 10,
+        (own + ', net of idle CPU', '<=', OWN_CPU_MS['split'],
          _get(result, 'cpu_ms_per_node_net_of_idle', measure.OWN_TOTAL)),
+        ('API CPU per status read, ms', '<=', 2,
+         result.get('status_read_cpu_ms')),
         ('throughput, nodes/s (1.5 x 12.5\'s %.2f)' % upstream_rate,
          '>=', round(1.5 * upstream_rate, 2), result.get('nodes_per_s')),
         ('start p99, ms, %d concurrent' % result['concurrency'], '<=',
@@ -208,6 +217,7 @@ def _where_time_goes(name, result):
     lines += _table(['Ironic call', 'per node', 'total s', 'mean ms'],
                     [(c['call'], c['per_node'], c['total_s'], c['mean_ms'])
                      for c in ironic['by_call'][:10]])
+    lines += _profile_lines(result)
     stages = result.get('ledger', {}).get('stages', {})
     if not stages:
         return lines
@@ -216,6 +226,37 @@ def _where_time_goes(name, result):
                     [(k, v['p50_ms'], v['p99_ms'], v['mean_ms'])
                      for k, v in stages.items()])
     return lines
+
+
+def _profile_lines(result):
+    """py-spy's view of each sampled process, and the cost of one status
+    read."""
+    lines = ['', 'One status read (`GET /v1/introspection/<uuid>`, after '
+             'the batch, one at a time) costs the API %s ms of CPU.'
+             % result.get('status_read_cpu_ms')]
+    database = result.get('database_per_node')
+    if database:
+        lines += ['', 'PostgreSQL per introspection over the batch (status '
+                  'reads included; `pg_stat_database`): ' + ', '.join(
+                      '%s %s' % kv for kv in database.items()) + '.']
+    for name, found in sorted((result.get('profile') or {}).items()):
+        lines += ['', 'Sampled profile of `%s` over the batch (py-spy): %s'
+                  % (name, found.get('error') or _samples(found))]
+        if found.get('error') or not found.get('working'):
+            continue
+        for title, key in (('library on the stack', 'libraries'),
+                           ('inspector_ha function, inclusive',
+                            'inclusive'),
+                           ('leaf function (self)', 'self')):
+            lines += [''] + _table([title, '% of working samples'],
+                                   found[key])
+    return lines
+
+
+def _samples(found):
+    return ('%d samples, %d working (the rest wait on a lock, a socket or '
+            'a sleep); shares are of the working ones' % (
+                found['samples'], found.get('working', 0)))
 
 
 def _batch_line(name, r):

@@ -25,6 +25,7 @@ import time
 import batches
 import failover
 import report
+import sampling
 import testpath  # noqa: F401  (puts tests/functional on sys.path)
 import backends
 
@@ -55,6 +56,10 @@ def parse(argv):
                              'batch, subtracted in the "net" figures (20)')
     parser.add_argument('--trials', type=int, default=3,
                         help='SIGKILLs of a worker and of a leader (3)')
+    parser.add_argument('--no-profile', action='store_true',
+                        help='do not sample the processes with py-spy '
+                             '(they are sampled at %d Hz when py-spy may '
+                             'attach)' % sampling.RATE)
     parser.add_argument('--skip', action='append', default=[],
                         choices=['upstream', 'embedded', 'failover'],
                         help='leave out a phase (repeatable)')
@@ -132,7 +137,10 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     args = parse(argv)
     results = {'meta': meta(args, argv)}
+    out = args.out or RESULTS / (time.strftime('%Y-%m-%d') + '.json')
     with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
+        args.profile_dir = None if args.no_profile or not \
+            sampling.can_sample() else out.with_name(out.stem + '-profiles')
         if 'upstream' not in args.skip:
             results['upstream'] = _phase('upstream', batches.run_upstream,
                                          tmp, args)
@@ -142,7 +150,6 @@ def main(argv=None):
                                          tmp, args)
         if 'failover' not in args.skip:
             results['failover'] = _phase('failover', _failover, tmp, args)
-    out = args.out or RESULTS / (time.strftime('%Y-%m-%d') + '.json')
     md_path = report.write(results, out)
     print(md_path.read_text())
     print('Results: %s and %s' % (out, md_path))
