@@ -101,17 +101,25 @@ class Worker:
             LOG.warning('Could not record the failure: %r', again)
 
     def _handle(self, message: objects.TransitionRequest) -> bool:
+        # NOTE: the node's lock is taken on the message's word, so a
+        # delivery costs no transaction before it; the request is read
+        # under the lock (and a message that names another node than its
+        # request is handled again under the right one).
+        lock = self._node_lock(message.node_uuid)
+        if not lock.try_acquire():
+            return self._busy(message)
+        try:
+            return self._drive(message.request_id, message.node_uuid)
+        finally:
+            lock.release()
+
+    def _busy(self, message: objects.TransitionRequest) -> bool:
+        """Another delivery holds the node: a closed request is consumed,
+        an open one put back."""
         request = self._store.transaction(ledger.get, message.request_id)
         if request is None or request.status not in ledger.OPEN:
             return True
-        logctx.bind(request)
-        lock = self._node_lock(request.node_uuid)
-        if not lock.try_acquire():
-            return self._put_back('node %s is locked' % request.node_uuid)
-        try:
-            return self._drive(request)
-        finally:
-            lock.release()
+        return self._put_back('node %s is locked' % message.node_uuid)
 
     def _put_back(self, why: str) -> bool:
         LOG.debug('Putting a request back: %s', why)
@@ -119,13 +127,20 @@ class Worker:
         self._life.stop.wait(self._opts.requeue_delay)
         return False
 
-    def _drive(self, request: Request) -> bool:
-        # Read again under the lock: a delivery that finished while this
-        # one waited for the lock has already done the work.
+    def _drive(self, request_id: str, locked: str) -> bool:
+        """Apply request ``request_id`` holding the lock of node
+        ``locked``. Read under the lock: a delivery that finished while
+        this one waited for the lock has already done the work."""
         request, deliveries, node = self._store.transaction(
-            _count_delivery, request.id)
-        if request.status not in ledger.OPEN:
+            _count_delivery, request_id, locked)
+        if request is None or request.status not in ledger.OPEN:
             return True
+        logctx.bind(request)
+        if request.node_uuid != locked:
+            LOG.warning('Request %s is of node %s, not of %s as its message '
+                        'said', request.id, request.node_uuid, locked)
+            return self._handle(objects.transition_request(
+                request.id, request.node_uuid, request.event))
         if _parked(request, node):
             LOG.info('Request %s (process) came while node %s is starting; '
                      'it is applied once the node waits', request.id,
@@ -197,7 +212,7 @@ class Worker:
         parked = self._store.transaction(_open_process, node.uuid,
                                          node.attempt)
         if parked is not None:
-            self._drive(parked)
+            self._drive(parked.id, node.uuid)
 
     def _committed(self, request: Request, node: Node, event: str,
                    to_state: str | None, stayed: float | None) -> None:
@@ -260,15 +275,17 @@ class Worker:
         return True
 
 
-def _count_delivery(session: orm.Session, request_id: str
-                    ) -> tuple[Request, int, Node | None]:
+def _count_delivery(session: orm.Session, request_id: str, locked: str
+                    ) -> tuple[Request | None, int, Node | None]:
     """``(request, deliveries, node)``; an open request's delivery is
     counted (a closed one's is not: there is nothing left to do; nor is
-    a parked one's, which came too early to fail)."""
+    a parked one's, which came too early to fail, nor one of another node
+    than ``locked``, which is read again under its own node's lock).
+    ``(None, 0, None)`` for a request that is not (or no longer) in the
+    ledger."""
     request = ledger.get(session, request_id)
-    # NOTE: read a moment ago; only closed requests are ever deleted.
-    assert request is not None
-    if request.status not in ledger.OPEN:
+    if (request is None or request.status not in ledger.OPEN or
+            request.node_uuid != locked):
         return request, 0, None
     node = nodes.get(session, request.node_uuid)
     if _parked(request, node):

@@ -109,7 +109,7 @@ def test_the_start_that_makes_a_node_wait_applies_its_parked_data_at_once(
     parked_id = queue(service, uuid, st.PROCESS, payload={})
     driven = []
     monkeypatch.setattr(worker, '_drive',
-                        lambda request: driven.append(request.id))
+                        lambda request_id, locked: driven.append(request_id))
     assert worker._finish(request_of(service, start_id),
                           node_of(service, uuid), st.WAIT, None) is True
     assert node_of(service, uuid).state == st.WAITING

@@ -145,6 +145,39 @@ def test_a_request_for_a_node_locked_elsewhere_is_put_back(
     assert _node(service, uuid).state == 'error'
 
 
+def test_a_done_request_for_a_node_locked_elsewhere_is_consumed(
+        worker, service, put_node, other_member):
+    uuid = put_node(st.WAITING, manage_boot=False)
+    request_id = _queue(service, uuid, st.ABORT, status=ledger.DONE)
+    lock = other_member.node_lock(uuid)
+    assert lock.try_acquire()
+    try:
+        assert _deliver(worker, service, request_id) is True
+        assert _request(service, request_id).deliveries == 0
+    finally:
+        lock.release()
+
+
+def test_a_message_naming_another_node_is_applied_under_its_requests_node(
+        worker, service, put_node, other_member):
+    uuid = put_node(st.WAITING, manage_boot=False)
+    other = put_node(st.WAITING, manage_boot=False)
+    request_id = _queue(service, uuid, st.ABORT)
+    lock = other_member.node_lock(uuid)
+    assert lock.try_acquire()
+    try:
+        assert worker.handle(objects.TransitionRequest(
+            request_id=request_id, node_uuid=other, event=st.ABORT)) is False
+        assert _request(service, request_id).deliveries == 0
+    finally:
+        lock.release()
+    assert worker.handle(objects.TransitionRequest(
+        request_id=request_id, node_uuid=other, event=st.ABORT)) is True
+    assert (_node(service, uuid).state, _node(service, other).state) == (
+        'error', 'waiting')
+    assert _request(service, request_id).deliveries == 1
+
+
 def test_a_process_request_met_again_in_processing_moves_the_node_to_error(
         worker, service, put_node, ironic_discovery):
     uuid = put_node(st.PROCESSING)
@@ -222,7 +255,7 @@ def test_a_timeout_redelivered_after_it_was_applied_is_done(
     assert _request(service, request_id).status == 'done'
 
 
-def test_a_duplicate_read_just_before_the_first_delivery_ends_is_not_reapplied(
+def test_a_duplicate_delivered_while_the_first_holds_the_node_is_put_back(
         service, put_node):
     uuid = put_node(st.WAITING)
     request_id = _queue(service, uuid, st.FAIL, payload={'error': 'boom'})
@@ -233,26 +266,28 @@ def test_a_duplicate_read_just_before_the_first_delivery_ends_is_not_reapplied(
     def deliver(name):
         outcomes[name] = service.worker().handle(message)
 
-    def first_runs_to_its_end(session):
-        # NOTE: fires after the duplicate's first commit, its read of the
-        # request (still pending), and before it asks for the node lock.
-        if threading.current_thread().name == 'duplicate' and \
-                'first' not in outcomes:
-            first = threading.Thread(target=deliver, args=('first',))
-            first.start()
-            first.join(timeout=30)
+    def other_comes_meanwhile(session):
+        # NOTE: fires after the holder's first commit (its read of the
+        # request under the node's lock, still pending), before it applies.
+        if threading.current_thread().name == 'holder' and \
+                'other' not in outcomes:
+            other = threading.Thread(target=deliver, args=('other',))
+            other.start()
+            other.join(timeout=30)
 
-    sa.event.listen(orm.Session, 'after_commit', first_runs_to_its_end)
+    sa.event.listen(orm.Session, 'after_commit', other_comes_meanwhile)
     try:
-        duplicate = threading.Thread(target=deliver, args=('duplicate',),
-                                     name='duplicate')
-        duplicate.start()
-        duplicate.join(timeout=60)
+        holder = threading.Thread(target=deliver, args=('holder',),
+                                  name='holder')
+        holder.start()
+        holder.join(timeout=60)
     finally:
-        sa.event.remove(orm.Session, 'after_commit', first_runs_to_its_end)
-    assert outcomes == {'first': True, 'duplicate': True}
+        sa.event.remove(orm.Session, 'after_commit', other_comes_meanwhile)
+    assert outcomes == {'other': False, 'holder': True}
     assert [h for h in _history(service, uuid) if h[3] == request_id] == [
         ('error', 'waiting', 'error', request_id)]
+    assert _node(service, uuid).generation == 3
+    assert _deliver(service.worker(), service, request_id) is True
     assert _node(service, uuid).generation == 3
 
 
