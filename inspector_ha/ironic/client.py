@@ -6,6 +6,8 @@ introspection stays visible in one place.
 
 import collections
 import logging
+import os
+import urllib.parse
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
@@ -90,29 +92,68 @@ class Ironic:
         finally:
             metrics.IRONIC_CALLS.labels(name, result).inc()
 
+    def _request(self, name, method, path, **kwargs):
+        """One REST call on the baremetal adapter (keystoneauth: the same
+        session, endpoint and microversion as ``conn.baremetal``'s
+        methods) without openstacksdk's resource layer, for the calls of
+        every introspection whose answer is JSON the facade reads itself;
+        errors are openstacksdk's exceptions, as from its methods."""
+        def once():
+            response = self._method('request')(path, method,
+                                               raise_exc=False, **kwargs)
+            sdk_exc.raise_from_response(response)
+            return response.json() if response.content else None
+        return self._measured(name, once)
+
+    def _port_rows(self, uuid, fields):
+        """The node's ports as dicts of ``fields``, every page."""
+        found, query = [], {'node_uuid': uuid, 'fields': ','.join(fields)}
+        path = '/ports'
+        while path:
+            page = self._request('ports', 'GET', path, params=query)
+            found += page.get('ports') or []
+            path, query = _next_page(page.get('next')), None
+        return found
+
     def get_node(self, ident, fields=None):
         return self._call('get_node', ident, fields=fields)
 
     def validate_power(self, uuid):
-        return self._call('validate_node', uuid, required=('power',))
+        """Raise openstacksdk's ``ValidationException`` (its words) if
+        Ironic says the node's power interface is not valid."""
+        power = (self._request('validate_node', 'GET',
+                               '/nodes/%s/validate' % uuid) or {}
+                 ).get('power') or {}
+        if not power.get('result'):
+            raise sdk_exc.ValidationException(
+                'Validation failed for required interfaces of node %s: '
+                'power (%s)' % (uuid, power.get('reason', 'no reason')))
 
     def port_macs(self, uuid):
-        return [p.address.lower() for p in
-                self._list('ports', node_uuid=uuid, fields=['address'])]
+        return [p['address'].lower()
+                for p in self._port_rows(uuid, ['address'])]
 
     def set_pxe_boot(self, uuid, persistent=False):
-        self._call('set_node_boot_device', uuid, 'pxe', persistent=persistent)
+        self._request('set_node_boot_device', 'PUT',
+                      '/nodes/%s/management/boot_device' % uuid,
+                      json={'boot_device': 'pxe', 'persistent': persistent})
 
     def reboot(self, uuid):
-        self._call('set_node_power_state', uuid, 'rebooting')
+        self._power(uuid, 'rebooting')
 
     def power_off(self, uuid):
-        self._call('set_node_power_state', uuid, 'power off')
+        self._power(uuid, 'power off')
+
+    def _power(self, uuid, target):
+        self._request('set_node_power_state', 'PUT',
+                      '/nodes/%s/states/power' % uuid, json={'target': target})
 
     def patch_node(self, uuid, patch, reset_interfaces=None):
         if patch:
-            self._call('patch_node', uuid, patch,
-                       reset_interfaces=reset_interfaces)
+            params = ({'reset_interfaces': reset_interfaces}
+                      if reset_interfaces is not None else None)
+            self._request('patch_node', 'PATCH', '/nodes/%s' % uuid,
+                          json=patch, params=params)
 
     def add_trait(self, uuid, name):
         self._call('add_node_trait', uuid, name)
@@ -143,10 +184,10 @@ class Ironic:
 
     def ports(self, uuid):
         """The node's ports as :class:`Port` tuples (id, address, ...)."""
-        return [Port(p.id, p.address.lower(), p.local_link_connection or {},
-                     p.physical_network, p.is_pxe_enabled)
-                for p in self._list('ports', node_uuid=uuid,
-                                    fields=PORT_FIELDS)]
+        return [Port(p['uuid'], p['address'].lower(),
+                     p.get('local_link_connection') or {},
+                     p.get('physical_network'), p.get('pxe_enabled'))
+                for p in self._port_rows(uuid, PORT_FIELDS)]
 
     def all_ports(self, after=None):
         """Ports as ``{'id', 'address', 'extra'}`` dicts in creation
@@ -203,10 +244,34 @@ class Ironic:
         self._call('delete_node', uuid, ignore_missing=True)
 
 
+#: Variables through which requests' environment changes a call.
+ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
+               'requests_ca_bundle', 'curl_ca_bundle')
+
+
+def _environment_matters(environ):
+    """Whether a proxy or CA bundle variable is set (any case)."""
+    return any(name.lower() in ENVIRONMENT for name in environ)
+
+
+def _next_page(link):
+    """The path of Ironic's ``next`` link, relative to the baremetal
+    endpoint (``/ports?...&marker=...``), or None."""
+    if not link:
+        return None
+    path = urllib.parse.urlsplit(link)
+    rest = path.path.split('/v1', 1)[-1]
+    return rest + ('?' + path.query if path.query else '')
+
+
 def connect(conf, stop):
     """Build the facade from ``[ironic]`` (keystoneauth options)."""
     auth = loading.load_auth_from_conf_options(conf, GROUP)
     session = loading.load_session_from_conf_options(conf, GROUP, auth=auth)
+    # NOTE: requests reads ~/.netrc and the proxy variables on every call
+    # when it trusts the environment (a few % of a worker's CPU); it only
+    # needs to where a proxy or CA bundle variable is set.
+    session.session.trust_env = _environment_matters(os.environ)
     group = conf[GROUP]
     conn = openstack.connection.Connection(
         session=session, baremetal_endpoint_override=group.endpoint_override,

@@ -1,0 +1,83 @@
+"""The Ironic facade's own REST calls against a real Ironic whose answers
+the shared one never gives: a power interface it finds invalid (a
+redfish node without an address) and port listings of several pages."""
+
+import threading
+
+import pytest
+from oslo_config import cfg
+
+import backends
+from inspector_ha.api import checks
+from inspector_ha.api import errors
+from inspector_ha import conf as conf_mod
+from inspector_ha.ironic import client
+
+#: Redfish beside fake-hardware (the defaults both support), and pages of
+#: two: what the shared Ironic of the functional tests does not do.
+REDFISH_AND_SMALL_PAGES = """
+[DEFAULT]
+enabled_hardware_types = fake-hardware,redfish
+enabled_power_interfaces = fake,redfish
+enabled_management_interfaces = fake,redfish
+enabled_boot_interfaces = fake,pxe
+enabled_deploy_interfaces = fake,ramdisk
+enabled_inspect_interfaces = fake,no-inspect,redfish
+default_inspect_interface = no-inspect
+default_boot_interface = pxe
+default_deploy_interface = ramdisk
+[api]
+max_limit = 2
+"""
+MACS = ['52:54:00:aa:00:01', '52:54:00:aa:00:02', '52:54:00:aa:00:03']
+
+
+@pytest.fixture(scope='module')
+def odd_ironic(obtain_backend):
+    server = backends.Ironic(extra_conf=REDFISH_AND_SMALL_PAGES)
+    try:
+        yield obtain_backend(server.start)
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def facade(odd_ironic):
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)
+    conf([], project='inspector-ha', default_config_files=[])
+    conf.set_override('auth_type', 'none', 'ironic')
+    conf.set_override('endpoint_override', odd_ironic.url, 'ironic')
+    conf.set_override('retry_count', 0, 'ironic')
+    return client.connect(conf, threading.Event())
+
+
+def test_a_node_ironic_finds_unpowerable_is_refused_with_ironics_reason(
+        odd_ironic, facade):
+    uuid = odd_ironic.request('POST', '/v1/nodes', expect=(201,),
+                              json={'driver': 'redfish'})['uuid']
+    with pytest.raises(errors.ApiError) as refused:
+        checks.check_startable(facade, facade.get_node(uuid),
+                               manage_boot=True, permit_active=False)
+    message = str(refused.value)
+    assert message.startswith('Failed validation of power interface: '
+                              'Validation failed for required interfaces '
+                              'of node %s: power (' % uuid), message
+    assert 'redfish_address' in message
+
+
+def test_a_fake_hardware_node_passes_the_same_check(odd_ironic, facade):
+    uuid = odd_ironic.create_node()
+    checks.check_startable(facade, facade.get_node(uuid), manage_boot=True,
+                           permit_active=False)
+
+
+def test_every_page_of_a_nodes_ports_is_read(odd_ironic, facade):
+    uuid = odd_ironic.create_node(macs=MACS)
+    assert sorted(facade.port_macs(uuid)) == MACS
+    ports = facade.ports(uuid)
+    assert sorted(p.address for p in ports) == MACS
+    for port in ports:
+        assert odd_ironic.request('GET', '/v1/ports/%s' % port.id)[
+            'address'] == port.address
+    assert all(p.pxe_enabled for p in ports)
