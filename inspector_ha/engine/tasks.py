@@ -41,6 +41,10 @@ POWER_ON = 'power-on'
 POWER_OFF = 'power-off'
 #: The ledger row recording an attempt's processing result.
 PROCESSED = 'processed'
+#: The ledger row recording the node's Ironic ports as the attempt
+#: started (processing plans its port changes from them: no second
+#: listing).
+PORTS = 'ports'
 POWER_FIELDS = ['power_state', 'target_power_state']
 #: What a task answers: the follow-up event (or None) and its error text.
 Outcome = tuple[str | None, str | None]
@@ -107,8 +111,9 @@ class Tasks:
 
     def introspect(self, node: models.Node, request: models.Request | None,
                    prepared: Processed | None = None) -> Outcome:
-        macs = self._ironic.port_macs(node.uuid)
-        self._store.transaction(_replace_macs, node.uuid, macs)
+        ports = self._ironic.ports(node.uuid)
+        macs = [port.address for port in ports]
+        self._store.transaction(_record_ports, node, macs, ports)
         self._announce('add', node.uuid, macs)
         if node.manage_boot is not False:
             self._ironic.set_pxe_boot(node.uuid, persistent=self._persistent(
@@ -167,11 +172,12 @@ class Tasks:
         (hooks and rules run here, once), else None."""
         if (event, to_state) != (st.PROCESS, st.PROCESSING):
             return None
-        snapshot, macs = self._store.transaction(_as_started, node)
+        snapshot, macs, ports = self._store.transaction(_as_started, node)
         data = ledger.payload(request)
         logs = ramdisk_logs.take(data)
         try:
-            changes, ironic_node = self._changes(node, data, snapshot, macs)
+            changes, ironic_node = self._changes(node, data, snapshot, macs,
+                                                 ports)
         except (retry.BackendUnavailable, retry.Interrupted):
             raise
         except (base.HookError, ironic_client.Error) as exc:
@@ -275,7 +281,8 @@ class Tasks:
         return st.FINISH, None
 
     def _changes(self, node: models.Node, data: dict[str, Any],
-                 snapshot: Any = None, macs: list[str] | None = None
+                 snapshot: Any = None, macs: list[str] | None = None,
+                 ports: list[ironic_client.Port] | None = None
                  ) -> tuple[changes_mod.Changes, Any]:
         """``(Changes, Ironic node)``: the hooks' and rules' changes.
 
@@ -286,7 +293,7 @@ class Tasks:
         ironic_node = snapshot or self._ironic.get_node(node.uuid)
         if macs is None:
             macs = self._ironic.port_macs(node.uuid)
-        context = base.NodeContext(self._ironic, ironic_node, macs)
+        context = base.NodeContext(self._ironic, ironic_node, macs, ports)
         self._pipeline.before_update(data, context)
         rules.apply(self._store, context, data)
         return context.changes(), ironic_node
@@ -311,20 +318,25 @@ class Processed:
             self._data_store.save(session, node.uuid, self._data, True)
 
 
-def _as_started(session: orm.Session,
-                node: models.Node) -> tuple[Any, list[str] | None]:
-    """``(Ironic node snapshot or None, MACs or None)`` recorded when this
-    attempt started (by the API and by :meth:`Tasks.introspect`)."""
+def _as_started(session: orm.Session, node: models.Node
+                ) -> tuple[Any, list[str] | None,
+                           list[ironic_client.Port] | None]:
+    """``(Ironic node snapshot, MACs, ports)`` recorded when this attempt
+    started (by the API and by :meth:`Tasks.introspect`); each None when
+    not recorded (the ports: by a worker of 0.1.0)."""
     snapshot: dict[str, Any] | None = None
     for request in ledger.for_node(session, node.uuid):
         if request.event == st.START and request.attempt == node.attempt:
             snapshot = ledger.payload(request).get('node')
     if snapshot is None:
-        return None, None
+        return None, None, None
     macs = session.scalars(sa.select(models.Attribute.value).where(
         models.Attribute.node_uuid == node.uuid,
         models.Attribute.name == lookup.MAC)).all()
-    return ironic_node_mod.Node.existing(**snapshot), list(macs)
+    ports = ledger.recorded(session, node.uuid, PORTS, node.attempt)
+    return (ironic_node_mod.Node.existing(**snapshot), list(macs),
+            None if ports is None else [ironic_client.Port(*port)
+                                        for port in ports['ports']])
 
 
 def _claim(store: db_api.Store, node: models.Node, effect: str) -> str:
@@ -332,6 +344,18 @@ def _claim(store: db_api.Store, node: models.Node, effect: str) -> str:
         return store.transaction(ledger.claim_once, node, effect)
     except sa.exc.IntegrityError:
         return ledger.TAKEN
+
+
+def _record_ports(session: orm.Session, node: models.Node,
+                  macs: list[str], ports: list[ironic_client.Port]) -> None:
+    """The node's MACs for lookup, and its ports for processing (a start
+    delivered again keeps the first record: a port changed since is met
+    by processing as gone or as existing)."""
+    _replace_macs(session, node.uuid, macs)
+    row = ledger.add_once(session, node.uuid, PORTS, node.attempt,
+                          payload={'ports': [list(port) for port in ports]})
+    if row is not None:
+        ledger.mark(session, row.id, ledger.DONE)
 
 
 def _replace_macs(session: orm.Session, uuid: str,

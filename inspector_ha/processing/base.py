@@ -50,7 +50,7 @@ class NodeContext:
     have), which the worker records in SQL and then sends.
     """
 
-    def __init__(self, ironic, node, known_macs):
+    def __init__(self, ironic, node, known_macs, ports=None):
         self.uuid = node.id
         self.node = node
         self.known_macs = set(known_macs)
@@ -61,7 +61,10 @@ class NodeContext:
         self._port_patches = {}
         self._deleted_ports = {}
         self._ironic = ironic
-        self._ports = None
+        # NOTE: the ports as the introspection started, when recorded;
+        # else listed from Ironic on first use.
+        self._ports = None if ports is None else {p.address: p
+                                                  for p in ports}
 
     @property
     def properties(self):

@@ -129,6 +129,11 @@ def _patch_ports(ironic: ironic_client.Ironic, uuid: str,
             continue
         try:
             ironic.patch_port(ids[mac], operations)
+        except ironic_client.NotFound:
+            # NOTE: deleted since the introspection started (processing
+            # plans from the ports as they were then).
+            LOG.warning('Port %s of node %s is gone; not updating it',
+                        mac, uuid)
         except ironic_client.BadRequest as exc:
             # NOTE: upstream's: a port Ironic refuses to change (a
             # malformed switch id, say) does not fail introspection.

@@ -10,6 +10,7 @@ caller hears the answer.
 import http.server
 import re
 import threading
+import urllib.parse
 
 import requests
 
@@ -47,11 +48,15 @@ class IronicTap:
             self._armed.append((method, re.compile(path_pattern), body,
                                 after, action))
 
-    def count(self, method, path_pattern, body=None):
+    def count(self, method, path_pattern, body=None, query=None):
+        """Calls forwarded so far matching ``method``, the regular
+        expression ``path_pattern`` (the path without its query) and, if
+        given, containing ``body`` and ``query`` in theirs."""
         pattern = re.compile(path_pattern)
-        return sum(1 for m, p, b in list(self.calls)
+        return sum(1 for m, p, b, q in list(self.calls)
                    if m == method and pattern.fullmatch(p)
-                   and (body is None or body in b))
+                   and (body is None or body in b)
+                   and (query is None or query in q))
 
     def _take(self, method, path, body, after):
         with self._lock:
@@ -64,8 +69,9 @@ class IronicTap:
         return None
 
     def _forward(self, method, path, headers, body):
-        self.calls.append((method, path.split('?')[0],
-                           body.decode(errors='replace')))
+        path_only, _, query = path.partition('?')
+        self.calls.append((method, path_only, body.decode(errors='replace'),
+                           urllib.parse.unquote(query)))
         return requests.request(method, self._target + path, data=body,
                                 headers=headers, timeout=60)
 

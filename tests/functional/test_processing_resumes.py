@@ -114,3 +114,32 @@ def _assert_applied_once(ironic, tap, uuid, payload):
     assert tap.count('PUT', '/v1/nodes/%s/states/power' % uuid,
                      body='"rebooting"') == 1
     ironic.delete_node(uuid)
+
+
+def test_processing_plans_from_the_ports_listed_at_start_once(
+        resuming_cluster, ironic):
+    """The start lists the node's ports once and records them; processing
+    plans its port changes from that record (no second listing), and a
+    planned port update whose port was deleted since is skipped."""
+    the_cluster, tap = resuming_cluster
+    api = the_cluster.api_urls[0]
+    [(uuid, payload)] = batch.create_nodes(ironic, 1).items()
+    [port] = ironic.ports(uuid)
+    ironic.request('PATCH', '/v1/ports/%s' % port['uuid'], json=[
+        {'op': 'replace', 'path': '/pxe_enabled', 'value': False}])
+    try:
+        assert requests.post('%s/v1/introspection/%s' % (api, uuid),
+                             timeout=30).status_code == 202
+        _wait_for_state(api, uuid, 'waiting')
+        ironic.request('DELETE', '/v1/ports/%s' % port['uuid'],
+                       expect=(204,))
+        answer = requests.post(api + '/v1/continue', json=payload, timeout=30)
+        assert answer.status_code == 200, answer.text
+        _wait_for_state(api, uuid, 'finished', timeout=90)
+    except Exception:
+        print(the_cluster.logs(60))
+        raise
+    assert _status(api, uuid)['error'] is None
+    assert tap.count('GET', '/v1/ports', query='node_uuid=%s' % uuid) == 1
+    assert tap.count('PATCH', '/v1/ports/%s' % port['uuid']) == 1
+    ironic.delete_node(uuid)
