@@ -7,6 +7,7 @@ introspection stays visible in one place.
 import collections
 import logging
 import os
+import threading
 import urllib.parse
 
 from keystoneauth1 import exceptions as ks_exc
@@ -66,12 +67,23 @@ class Ironic:
     def __init__(self, conn, policy):
         self._conn = conn
         self._policy = policy
+        self._baremetal = None
+        self._discovering = threading.Lock()
 
     def _method(self, name):
+        return getattr(self._adapter(), name)
+
+    def _adapter(self):
         # NOTE: conn.baremetal discovers the API version on first access;
         # doing it here keeps that inside the retry policy, so a process
-        # starts (and answers GET /) while Ironic is unreachable.
-        return getattr(self._conn.baremetal, name)
+        # starts (and answers GET /) while Ironic is unreachable. One
+        # thread discovers; the others wait for it instead of each asking
+        # Ironic again.
+        if self._baremetal is None:
+            with self._discovering:
+                if self._baremetal is None:
+                    self._baremetal = self._conn.baremetal
+        return self._baremetal
 
     def _call(self, name, *args, **kwargs):
         return self._measured(name, lambda: self._method(name)(*args,
