@@ -285,7 +285,11 @@ def _finish(result, api_urls, burst_nodes, database, uuids, args):
 def run_split(ironic, workdir, args):
     nodes = create_nodes(ironic, args.nodes)
     burst_nodes = create_nodes(ironic, args.concurrency)
-    with split_cluster(ironic, workdir) as the_cluster:
+    conf = CLUSTER_CONF
+    if args.worker_pool_size:
+        conf = {'worker': dict(CLUSTER_CONF['worker'],
+                               pool_size=args.worker_pool_size)}
+    with split_cluster(ironic, workdir, conf=conf) as the_cluster:
         procs = the_cluster.apis + the_cluster.workers
         deployment = {
             'api_urls': the_cluster.api_urls,
@@ -301,8 +305,9 @@ def run_split(ironic, workdir, args):
         result = run(deployment, ironic, nodes, args)
         _finish(result, the_cluster.api_urls, burst_nodes,
                 the_cluster.database, list(nodes), args)
-    result['deployment'] = ('2 API processes, 3 workers (4 threads '
-                            'each), PostgreSQL, RabbitMQ, Redis')
+    result['deployment'] = ('2 API processes, 3 workers (%s threads '
+                            'each), PostgreSQL, RabbitMQ, Redis' % (
+                                args.worker_pool_size or 'the default'))
     return result
 
 

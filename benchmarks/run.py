@@ -56,6 +56,9 @@ def parse(argv):
                              'batch, subtracted in the "net" figures (20)')
     parser.add_argument('--trials', type=int, default=3,
                         help='SIGKILLs of a worker and of a leader (3)')
+    parser.add_argument('--worker-pool-size', type=int,
+                        help="the split cluster's [worker] pool_size "
+                             '(default: the default, the number of CPUs)')
     parser.add_argument('--no-profile', action='store_true',
                         help='do not sample the processes with py-spy '
                              '(they are sampled at %d Hz when py-spy may '
