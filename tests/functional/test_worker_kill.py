@@ -15,13 +15,20 @@ NODES = 12
 
 
 def _kill_when_holding(the_cluster, database, event):
+    """SIGKILL worker-0 once it holds ``event`` requests; the ones it
+    still held when it died (not those it finished between the look and
+    the kill: the node locks it held keep the others from them until
+    their lease ends)."""
     victim = the_cluster.workers[0]
     held = set()
     backends.wait_for(lambda: held.update(batch.held_by(
         database, victim.name + '.', event)) or held, 90, interval=0.01,
         message='worker-0 never held a %s request' % event)
     victim.send_signal(signal.SIGKILL)
-    return held
+    victim.wait(10)
+    died_holding = held & batch.held_by(database, victim.name + '.', event)
+    assert died_holding, 'worker-0 finished %s before it died' % held
+    return died_holding
 
 
 def _cluster(tmp_path, ironic, rabbit_url, redis_url, pg_url, conf):
