@@ -2,6 +2,7 @@
 split cluster, the embedded default) and one measured batch on any."""
 
 import contextlib
+import pathlib
 import signal
 import subprocess
 import sys
@@ -92,12 +93,30 @@ def upstream_inspector(ironic, workdir):
         inspector.close()
 
 
-def _ironic_groups(ironic):
-    """One group per Ironic process (its master, its API worker): which
-    of them works shows where Ironic's ceiling is."""
-    return [measure.CpuGroup(measure.IRONIC_GROUP + measure.title(pid),
-                             lambda pid=pid: [pid])
-            for pid in measure.tree(ironic.proc.pid)]
+def _ironic_pids(ironic):
+    """Every process of Ironic's (masters and their workers)."""
+    return [pid for proc in ironic.procs for pid in measure.tree(proc.pid)]
+
+
+def ironic_groups(ironic):
+    """One group per Ironic process (its master, its API worker, its
+    conductor; and its own database server where it has one): which of
+    them works shows where Ironic's ceiling is."""
+    groups = [measure.CpuGroup(measure.IRONIC_GROUP + measure.title(pid),
+                               lambda pid=pid: [pid])
+              for pid in _ironic_pids(ironic)]
+    if getattr(ironic, 'database', None):
+        groups.append(measure.CpuGroup(
+            measure.IRONIC_GROUP + 'mariadbd (its database)',
+            lambda: measure.pgrep('-x', 'mariadbd')))
+    return groups
+
+
+def _ironic_sampled(ironic):
+    """The last process of each of Ironic's trees: the one doing the
+    work (the API worker, the conductor)."""
+    return [(pathlib.Path(proc.args[0]).name, measure.tree(proc.pid)[-1])
+            for proc in ironic.procs]
 
 
 def _service_groups():
@@ -116,7 +135,7 @@ def _cpu_groups(deployment, ironic):
         return lambda: [p for pid in pids for p in measure.tree(pid)]
     groups = [measure.CpuGroup(role, trees(pids))
               for role, pids in deployment['roles'].items()]
-    groups += _ironic_groups(ironic)
+    groups += ironic_groups(ironic)
     return groups + (_service_groups() if deployment.get('services')
                      else [])
 
@@ -155,7 +174,7 @@ def measure_idle(groups, settle, seconds):
 
 def _memory(named_pids, ironic):
     memory = {name: measure.memory_mb(pid) for name, pid in named_pids}
-    for pid in measure.tree(ironic.proc.pid):
+    for pid in _ironic_pids(ironic):
         memory[measure.IRONIC_GROUP + 'pid %d' % pid] = \
             measure.memory_mb(pid)
     return memory
@@ -220,7 +239,7 @@ def run(deployment, ironic, nodes, args):
     sampler = sampling.Sampler(
         sampling.profiled_pids(deployment['named_pids'],
                                deployment['roles']) +
-        [('ironic', measure.tree(ironic.proc.pid)[-1])],
+        _ironic_sampled(ironic),
         args.profile_dir / deployment['phase']) if args.profile_dir \
         else None
     database_before = database_counters(deployment.get('database'))

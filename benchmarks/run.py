@@ -24,6 +24,7 @@ import time
 
 import batches
 import failover
+import ironic_split
 import report
 import sampling
 import testpath  # noqa: F401  (puts tests/functional on sys.path)
@@ -59,6 +60,16 @@ def parse(argv):
     parser.add_argument('--worker-pool-size', type=int,
                         help="the split cluster's [worker] pool_size "
                              '(default: the default, the number of CPUs)')
+    parser.add_argument('--ironic', choices=sorted(report.IRONIC_LAYOUTS),
+                        default='all-in-one',
+                        help='all-in-one: the one-process Ironic on SQLite '
+                             '(the default); split: ironic-api and '
+                             'ironic-conductor over JSON-RPC on MariaDB')
+    parser.add_argument('--ironic-api-workers', type=int, default=2,
+                        help="the split Ironic's [api] api_workers (2)")
+    parser.add_argument('--ironic-pool-size', type=int, default=300,
+                        help="the split Ironic's [conductor] "
+                             'workers_pool_size (300)')
     parser.add_argument('--no-profile', action='store_true',
                         help='do not sample the processes with py-spy '
                              '(they are sampled at %d Hz when py-spy may '
@@ -81,7 +92,7 @@ def _output(command):
         return 'unknown'
 
 
-def _ironic_version():
+def ironic_version():
     venv = os.environ.get('INSPECTOR_HA_IRONIC_VENV',
                           testpath.REPO_ROOT / '.venv-ironic')
     return _output([str(pathlib.Path(venv) / 'bin' / 'python'), '-c',
@@ -89,7 +100,7 @@ def _ironic_version():
                     'print(m.version("ironic"))'])
 
 
-def _code_under_test():
+def code_under_test():
     """Which inspector_ha the spawned processes import, and its commit."""
     try:
         where = subprocess.run(
@@ -108,7 +119,7 @@ def _code_under_test():
 
 
 def meta(args, argv):
-    commit = _code_under_test()
+    commit = code_under_test()
     return {'date': time.strftime('%Y-%m-%d %H:%M:%S %Z'),
             'command': '.venv/bin/python benchmarks/run.py ' +
                        ' '.join(shlex.quote(a) for a in argv),
@@ -117,15 +128,25 @@ def meta(args, argv):
             'cores': os.cpu_count(),
             'loadavg': ' '.join(_output(['cat', '/proc/loadavg'])
                                 .split()[:3]),
-            'commit': commit, 'ironic_version': _ironic_version(),
+            'commit': commit, 'ironic_version': ironic_version(),
+            'ironic_layout': args.ironic,
+            'ironic_layout_text': report.IRONIC_LAYOUTS[args.ironic].format(
+                api=args.ironic_api_workers, pool=args.ironic_pool_size),
             'cluster_conf': batches.CLUSTER_CONF}
 
 
-def _phase(name, func, tmp, *args):
+def _ironic(args):
+    if args.ironic == 'split':
+        return ironic_split.SplitIronic(args.ironic_api_workers,
+                                        args.ironic_pool_size)
+    return backends.Ironic()
+
+
+def _phase(name, func, tmp, args):
     batches.log('== %s' % name)
-    with backends.Ironic() as ironic:
+    with _ironic(args) as ironic:
         return func(ironic, pathlib.Path(tempfile.mkdtemp(
-            prefix=name + '-', dir=tmp)), *args)
+            prefix=name + '-', dir=tmp)), args)
 
 
 def _failover(ironic, workdir, args):

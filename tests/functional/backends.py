@@ -439,7 +439,7 @@ IRONIC_CONF = """\
 [DEFAULT]
 host = {host}
 auth_strategy = noauth
-rpc_transport = none
+rpc_transport = {rpc_transport}
 use_stderr = true
 enabled_hardware_types = fake-hardware
 enabled_bios_interfaces = fake,no-bios
@@ -462,14 +462,14 @@ default_boot_interface = fake
 [api]
 host_ip = 127.0.0.1
 port = {port}
-api_workers = 1
+api_workers = {api_workers}
 restrict_lookup = {restrict_lookup}
 [conductor]
 automated_clean = false
 [dhcp]
 dhcp_provider = none
 [database]
-connection = sqlite:///{tmpdir}/ironic.sqlite
+connection = {database}
 sqlite_synchronous = false
 [oslo_concurrency]
 lock_path = {tmpdir}/locks
@@ -487,13 +487,19 @@ class Ironic(_Server):
     HEADERS = {'X-OpenStack-Ironic-API-Version': 'latest'}
 
     def __init__(self, port=None, restrict_lookup=True, venv=None,
-                 extra_conf=''):
+                 extra_conf='', seed_database=None):
+        """``seed_database``: an Ironic SQLite database to start from (a
+        copy of it is used)."""
         super().__init__(port)
         self.extra_conf = extra_conf
         self.venv = pathlib.Path(venv or os.environ.get(
             'INSPECTOR_HA_IRONIC_VENV', REPO_ROOT / '.venv-ironic'))
         self.restrict_lookup = restrict_lookup
         self.conf_path = self.tmpdir / 'ironic.conf'
+        self._schema_made = False
+        if seed_database:
+            shutil.copyfile(seed_database, self.database_file)
+            self._schema_made = True
         self._local = threading.local()
 
     @property
@@ -508,15 +514,32 @@ class Ironic(_Server):
                 f'Ironic: no {self.venv}/bin/ironic; '
                 f'set INSPECTOR_HA_IRONIC_VENV {INSTALL_HINT}')
         self.conf_path.write_text(IRONIC_CONF.format(
-            host=unique_name('ironic'), port=self.port, tmpdir=self.tmpdir,
-            restrict_lookup=str(self.restrict_lookup).lower()) +
-            self.extra_conf)
-        if not (self.tmpdir / 'ironic.sqlite').exists():
+            **self._conf_fields()) + self.extra_conf)
+        if not self._schema_made:
             self._dbsync()
+            self._schema_made = True
         self._spawn([str(self.venv / 'bin' / 'ironic'),
                      '--config-file', str(self.conf_path)], cwd=self.tmpdir)
         self._wait_ready(self._answers, timeout)
         return self
+
+    def _conf_fields(self):
+        """The values :data:`IRONIC_CONF` is filled with."""
+        return {'host': unique_name('ironic'), 'port': self.port,
+                'tmpdir': self.tmpdir, 'rpc_transport': 'none',
+                'api_workers': 1,
+                'database': f'sqlite:///{self.database_file}',
+                'restrict_lookup': str(self.restrict_lookup).lower()}
+
+    @property
+    def database_file(self):
+        """Its SQLite database (while it runs on SQLite)."""
+        return self.tmpdir / 'ironic.sqlite'
+
+    @property
+    def procs(self):
+        """Its processes started here (each a master of others)."""
+        return [self.proc]
 
     def _dbsync(self):
         proc = subprocess.run(
