@@ -4,9 +4,7 @@ real dnsmasq), a real Ironic, RabbitMQ, Redis and PostgreSQL, and nodes
 asking for a lease with busybox udhcpc (``netns.py``)."""
 
 import collections
-import json
 import signal
-import subprocess
 import threading
 import time
 
@@ -15,26 +13,10 @@ import requests
 
 import backends
 import batch
-import cluster as cluster_mod
-import netns
+import firewalled as firewalled_mod
+from firewalled import blacklisted, is_open, whitelisted
 
 TABLE = 'inspector_ha'
-def _nft(host, *args):
-    return subprocess.run(host.command_prefix + ['nft', *args],
-                          capture_output=True, text=True, timeout=10)
-
-
-def is_open(host):
-    """Whether the host's pass rule is armed (its lease not expired)."""
-    out = _nft(host, 'list', 'set', 'inet', TABLE, 'pass').stdout
-    return 'expires' in out
-
-
-def blacklisted(host, mac):
-    out = _nft(host, 'list', 'set', 'inet', TABLE, 'black').stdout
-    return mac in out
-
-
 class Sampler(threading.Thread):
     """Samples which hosts are open, as fast as nft answers."""
 
@@ -55,58 +37,11 @@ class Sampler(threading.Thread):
         return self.samples
 
 
-class Firewalled:
-    """1 API and 3 workers; worker i manages host i+1's nftables."""
-
-    def __init__(self, workdir, ironic, transport, database, coordination,
-                 **pxe):
-        self.ironic = ironic
-        (workdir / 'lab').mkdir()
-        self.lab = netns.Lab(workdir / 'lab', hosts=3)
-        self.cluster = cluster_mod.Cluster(
-            workdir / 'cluster', database, transport, coordination,
-            ironic.url, apis=1, workers=0,
-            conf={'iptables': {'dnsmasq_interface': netns.INTERFACE}})
-        self.cluster.start()
-        for host in self.lab.hosts:
-            self.cluster.add_worker({'pxe_filter': dict({
-                'driver': 'nftables', 'open_lease': 1.0,
-                'command_prefix': ','.join(host.command_prefix)}, **pxe)})
-        self.api = self.cluster.apis[0].url
-        self.nodes = []
-
-    def status(self):
-        return json.loads(subprocess.run(
-            [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
-             self.cluster.base, '--json'], check=True, capture_output=True,
-            text=True).stdout)
-
-    def leader_host(self):
-        holder = self.status()['leaders'].get('firewall', {}).get('holder')
-        if holder is None:
-            return None
-        index = int(holder.split('.')[0].split('-')[1])
-        return self.lab.hosts[index]
-
-    def open_hosts(self):
-        return [h for h in self.lab.hosts if is_open(h)]
-
-    def close(self):
-        codes = self.cluster.stop()
-        try:
-            # NOTE: a worker a test killed answers -9; all others exit 0.
-            assert set(codes.values()) <= {0, -signal.SIGKILL}, codes
-            assert not self.open_hosts(), 'PXE left open after SIGTERM'
-        finally:
-            self.lab.close()
-            for uuid in self.nodes:
-                self.ironic.delete_node(uuid)
-
-
 @pytest.fixture
 def firewalled(request, tmp_path, ironic, rabbit_url, pg_url, redis_url):
-    setup = Firewalled(tmp_path, ironic, rabbit_url, pg_url, redis_url,
-                       **getattr(request, 'param', {}))
+    setup = firewalled_mod.Firewalled(tmp_path, ironic, rabbit_url, pg_url,
+                                      redis_url,
+                                      **getattr(request, 'param', {}))
     try:
         backends.wait_for(lambda: len(setup.open_hosts()) == 1, 60,
                           message='no host opened PXE')
@@ -135,11 +70,6 @@ def _known_node(setup):
                                   for h in setup.lab.hosts), 30,
                       message='known MAC not blacklisted everywhere')
     return setup.lab.add_node(mac)
-
-
-def whitelisted(host, mac):
-    out = _nft(host, 'list', 'set', 'inet', TABLE, 'white').stdout
-    return mac in out
 
 
 def test_only_the_leaders_host_serves_and_only_nodes_it_should(firewalled):
@@ -235,28 +165,14 @@ def test_sigkill_of_the_leader_moves_pxe_with_at_most_one_host_open(
         (old.index,)] > 0
 
 
-def _add_port(setup):
-    """A new port in Ironic; return its MAC and when it was created."""
-    uuid = setup.ironic.create_node()
-    setup.nodes.append(uuid)
-    mac = '52:54:01:%02x:%02x:%02x' % tuple(
-        int(uuid.replace('-', '')[i:i + 2], 16) for i in (0, 2, 4))
-    setup.ironic.request('POST', '/v1/ports', expect=(201,),
-                         json={'node_uuid': uuid, 'address': mac})
-    return mac, time.monotonic()
-
-
-def _blacklisted_everywhere(setup, mac, since, timeout):
-    backends.wait_for(lambda: all(blacklisted(h, mac)
-                                  for h in setup.lab.hosts), timeout,
-                      interval=0.02, message='not blacklisted everywhere')
-    return time.monotonic() - since
+def _a_new_port_blacklisted_after(setup, timeout):
+    return firewalled_mod.blacklisted_everywhere(
+        setup, *firewalled_mod.add_port(setup), timeout)
 
 
 def test_a_port_added_to_ironic_is_blacklisted_everywhere_within_a_second(
         firewalled):
-    took = [_blacklisted_everywhere(firewalled, *_add_port(firewalled), 5)
-            for _ in range(5)]
+    took = [_a_new_port_blacklisted_after(firewalled, 5) for _ in range(5)]
     print('ports blacklisted on every host after: %s s (pub-sub)' %
           ', '.join('%.2f' % t for t in took))
     assert max(took) < 1.0
@@ -266,8 +182,7 @@ def test_a_port_added_to_ironic_is_blacklisted_everywhere_within_a_second(
                                          'sync_period': 2}], indirect=True)
 def test_without_pub_sub_a_new_port_is_blacklisted_within_one_period(
         firewalled):
-    took = [_blacklisted_everywhere(firewalled, *_add_port(firewalled), 10)
-            for _ in range(3)]
+    took = [_a_new_port_blacklisted_after(firewalled, 10) for _ in range(3)]
     listing = _port_listing_time(firewalled.ironic)
     print('ports blacklisted on every host after: %s s (sync period 2 s, '
           'no pub-sub; listing Ironic\'s ports takes %.2f s)' % (
@@ -279,6 +194,43 @@ def test_without_pub_sub_a_new_port_is_blacklisted_within_one_period(
     # period longer, so the bound allows a second period; a sync that
     # misses a period twice, or never runs, still fails it.
     assert max(took) < 2 * 2.0 + 2 * listing + 1.0
+
+
+#: The first page of a listing of every Ironic port (the port watcher's
+#: listings name a marker), as Ironic logs the request.
+FULL_PORT_LISTING = 'GET /v1/ports?fields=uuid%2Caddress%2Cextra '
+
+
+def _full_port_listings(ironic, seconds):
+    """How many listings of every port Ironic served in ``seconds``."""
+    with open(ironic.log_path, 'rb') as log:
+        log.seek(0, 2)
+        time.sleep(seconds)
+        return log.read().decode(errors='replace').count(FULL_PORT_LISTING)
+
+
+@pytest.mark.parametrize('firewalled', [{'blacklist_list_period': 2,
+                                         'sync_period': 1}], indirect=True)
+def test_one_member_lists_every_port_for_all_and_a_deleted_port_leaves(
+        firewalled):
+    # NOTE: a port first: the port watcher's listings name the last port
+    # it saw; in an Ironic without ports, they list every port.
+    mac, _ = firewalled_mod.add_port(firewalled)
+    firewalled_mod.blacklisted_everywhere(firewalled, mac, 0, 5)
+    listings = _full_port_listings(firewalled.ironic, 8)
+    firewalled.ironic.delete_node(firewalled.nodes.pop())
+    gone = time.monotonic()
+    backends.wait_for(lambda: not any(blacklisted(h, mac)
+                                      for h in firewalled.lab.hosts), 10,
+                      interval=0.05, message='deleted port still listed')
+    took = time.monotonic() - gone
+    print('%d full port listings in 8 s (3 members, sync period 1 s, the '
+          'lister every 2 s); deleted port left every host after %.2f s'
+          % (listings, took))
+    # NOTE: the lister every 2 s: 4 or 5 in 8 s; each member on its own
+    # would have listed 8 times (24).
+    assert 3 <= listings <= 6
+    assert took < 2 * 2.0 + 1.0
 
 
 def _port_listing_time(ironic):
