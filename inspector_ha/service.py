@@ -156,12 +156,23 @@ class Service:
         found = [self._leader_loop(name, period, job) for name, period, job
                  in periodic.jobs(self.conf, self.store, self.publisher,
                                   self.ironic)]
-        period = self.conf.pxe_filter.port_watch_period
-        if self.firewall is not None and period:
-            # NOTE: it writes nothing, so its (frequent) runs are not logged.
+        if self.firewall is not None:
+            found += self._firewall_leader_loops(self.conf.pxe_filter)
+        return found
+
+    def _firewall_leader_loops(self, opts):
+        """The port watcher, and with pub-sub the black-list lister.
+        They write nothing, so their (frequent) runs are not logged."""
+        found = []
+        if opts.port_watch_period:
             found.append(self._leader_loop(
-                'port_watch', period,
+                'port_watch', opts.port_watch_period,
                 watcher.PortWatcher(self.bus, self.list_ports),
+                log_runs=False))
+        if opts.blacklist_pubsub and opts.blacklist_list_period:
+            found.append(self._leader_loop(
+                'blacklist_list', opts.blacklist_list_period,
+                watcher.BlacklistLister(self.bus, self.list_ports),
                 log_runs=False))
         return found
 
@@ -184,7 +195,8 @@ class Service:
         self.firewall.start()
         firewall_mgr.BlacklistSync(
             self.firewall.lists, self.list_ports,
-            self.conf.pxe_filter.sync_period, self.stop).start()
+            self.conf.pxe_filter.sync_period, self.stop,
+            follow_for=firewall_mgr.follow_for(self.conf.pxe_filter)).start()
 
     def _shown(self):
         """What this member shows in the group besides who it is: the

@@ -35,7 +35,7 @@ RELEASES: dict[str, dict[str, Any]] = {
     },
     '0.2.0': {
         'objects': {'TransitionRequest': '1.1', 'WhitelistChange': '1.0',
-                    'BlacklistChange': '1.0'},
+                    'BlacklistChange': '1.0', 'BlacklistSnapshot': '1.0'},
         'events': ('start', 'wait', 'process', 'finish', 'error',
                    'timeout', 'abort', 'abort_end', 'reapply', 'delete'),
     },

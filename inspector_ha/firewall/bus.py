@@ -3,8 +3,9 @@
 Two channels, as the HA firewall of doc/design.md says: the white-list
 (``add``/``remove`` of a node's MACs, announced by workers when an
 introspection starts and ends) and the black-list (``add``/``remove`` of a
-``(port id, MAC)``), announced by the elected port watcher
-(:mod:`inspector_ha.firewall.watcher`). Ironic's own port notifications
+``(port id, MAC)``, announced by the elected port watcher, and the whole
+list, announced by the elected lister; see
+:mod:`inspector_ha.firewall.watcher`). Ironic's own port notifications
 cannot feed it: Ironic 39 fails to build their payload and sends none.
 
 Announcing is best effort: the periodic Ironic sync and the store
@@ -14,7 +15,7 @@ polling repair anything lost.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import oslo_messaging as messaging
@@ -53,18 +54,38 @@ class Bus:
         self._cast('blacklist', objects.BlacklistChange,
                    op=op, port_id=port_id, mac=mac)
 
+    def blacklist_snapshot(self, ports: Mapping[str, str]) -> bool:
+        """Announce the whole black-list (``{port_id: mac}``). False when
+        nothing was sent: lost, or a member of a release without
+        snapshots is live (every member then lists Ironic itself)."""
+        if not self._objects_understood():
+            return False
+        try:
+            self._announce(objects.BlacklistSnapshot(ports=dict(ports)))
+        except Exception as exc:
+            LOG.warning('Black-list snapshot of %d ports lost (each member '
+                        'lists Ironic itself when none comes): %s',
+                        len(ports), exc)
+            return False
+        return True
+
+    def _objects_understood(self) -> bool:
+        return self._releases is None or self._releases.allows(
+            OBJECTS_SINCE)
+
+    def _announce(self, change: objects.InspectorObject) -> None:
+        self._client.prepare(version='1.1').cast(
+            {}, 'announce', change=objects.to_primitive(
+                change, self._releases.object_version(change.obj_name())
+                if self._releases else None))
+
     def _cast(self, method: str, cls: type[objects.InspectorObject],
               **kwargs: Any) -> None:
         """A versioned object once every live member reads one; until
         then the previous release's call (``method`` with arguments)."""
         try:
-            if self._releases is None or self._releases.allows(
-                    OBJECTS_SINCE):
-                change = cls(**kwargs)
-                self._client.prepare(version='1.1').cast(
-                    {}, 'announce', change=objects.to_primitive(
-                        change, self._releases.object_version(
-                            cls.obj_name()) if self._releases else None))
+            if self._objects_understood():
+                self._announce(cls(**kwargs))
             else:
                 self._client.cast({}, method, **kwargs)
         except Exception as exc:
@@ -113,6 +134,9 @@ class _Receiver:
             self.whitelist(ctxt, change.op, change.node_uuid, change.macs)
         elif isinstance(change, objects.BlacklistChange):
             self.blacklist(ctxt, change.op, change.port_id, change.mac)
+        elif isinstance(change, objects.BlacklistSnapshot):
+            if self._opts.blacklist_pubsub:
+                self._lists.replace_black(change.ports, announced=True)
 
     def whitelist(self, ctxt: Any, op: str, node_uuid: str,
                   macs: Iterable[str]) -> None:

@@ -8,6 +8,7 @@ sets :attr:`Lists.changed`, which wakes the firewall thread.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping
 
 from inspector_ha.firewall import base
@@ -23,14 +24,27 @@ class Lists:
         self.deny_unknown = deny_unknown
         self.changed = threading.Event()
         self.black_built = threading.Event()
+        #: When (``time.monotonic()``) a whole black-list last came
+        #: announced by the elected lister; None before the first.
+        self.announced_at: float | None = None
 
-    def replace_black(self, ports: Mapping[str, str]) -> None:
-        """The whole black-list: ``{port_id: mac}`` from Ironic."""
+    def replace_black(self, ports: Mapping[str, str],
+                      announced: bool = False) -> None:
+        """The whole black-list: ``{port_id: mac}`` from Ironic, listed
+        here or ``announced`` by the elected lister."""
         with self._lock:
             changed = ports != self._black
             self._black = dict(ports)
+            if announced:
+                self.announced_at = time.monotonic()
         self.black_built.set()
         self._mark(changed)
+
+    def announced_within(self, seconds: float) -> bool:
+        """Whether an announced black-list came in the last
+        ``seconds``."""
+        at = self.announced_at
+        return at is not None and time.monotonic() - at < seconds
 
     def black(self, op: str, port_id: str, mac: str) -> None:
         with self._lock:

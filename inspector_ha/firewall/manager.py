@@ -196,20 +196,37 @@ def _report(state: base.State) -> None:
     metrics.PXE_LIST_SIZE.labels('blacklist').set(len(state.blacklist))
 
 
+#: How many of the elected lister's periods its announced black-list
+#: stands for a member's own listing (its listings do not start in step
+#: with the member's periods).
+FOLLOW_PERIODS = 1.5
+
+
+def follow_for(opts: Any) -> float:
+    """Seconds an announced whole black-list stands for a member's own
+    listing under ``[pxe_filter]`` ``opts``; 0: the member always lists."""
+    if not opts.blacklist_pubsub:
+        return 0.0
+    return FOLLOW_PERIODS * opts.blacklist_list_period
+
+
 class BlacklistSync(threading.Thread):
     """Builds the black-list from Ironic at start, then every ``period``
     seconds; ``list_ports()`` is
     :func:`inspector_ha.firewall.sources.ironic_ports` bound to the Ironic
-    client."""
+    client. A period is skipped while a whole black-list announced by the
+    elected lister came in the last ``follow_for`` seconds."""
 
     def __init__(self, lists: lists_mod.Lists,
                  list_ports: Callable[[], Iterable[tuple[str, str]]],
-                 period: float, stop: threading.Event) -> None:
+                 period: float, stop: threading.Event,
+                 follow_for: float = 0.0) -> None:
         super().__init__(name='firewall-sync', daemon=True)
         self._lists = lists
         self._list_ports = list_ports
         self._period = period
         self._stopping = stop
+        self._follow_for = follow_for
 
     def run(self) -> None:
         """Sync at a fixed rate: a listing starts every period (or at once
@@ -222,7 +239,9 @@ class BlacklistSync(threading.Thread):
             while period and not self._stopping.wait(
                     max(0.0, began + period - time.monotonic())):
                 began = time.monotonic()
-                self._sync()
+                if not (self._follow_for and self._lists.announced_within(
+                        self._follow_for)):
+                    self._sync()
         except retry.Interrupted:
             pass
 

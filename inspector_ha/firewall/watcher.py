@@ -1,4 +1,5 @@
-"""The port watcher: one elected member announces new Ironic ports.
+"""The port watcher and the black-list lister: elected members that
+list Ironic's ports for the whole cluster.
 
 Ironic 39 sends no port notifications (building its PortCRUDPayload
 fails), so the black-list channel is fed by this watcher instead: a
@@ -52,3 +53,21 @@ class PortWatcher:
         self._primed = True
         if new:
             self._last = new[-1][0]
+
+
+class BlacklistLister:
+    """A periodic job of one elected member: list every Ironic port and
+    announce the whole black-list on ``bus``. While its announcements
+    come, the other members follow them instead of each listing Ironic
+    (:class:`inspector_ha.firewall.manager.BlacklistSync`): one listing
+    per period for the whole cluster. ``list_ports()`` is
+    :func:`inspector_ha.firewall.sources.ironic_ports` bound to the
+    Ironic client."""
+
+    def __init__(self, bus: bus_mod.Bus, list_ports: ListPorts) -> None:
+        self._bus = bus
+        self._list_ports = list_ports
+
+    def __call__(self, _fence: Any) -> None:
+        """It writes nothing, so it needs no fence."""
+        self._bus.blacklist_snapshot(dict(self._list_ports()))

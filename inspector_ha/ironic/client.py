@@ -117,15 +117,20 @@ class Ironic:
             return response.json() if response.content else None
         return self._measured(name, once)
 
-    def _port_rows(self, uuid, fields):
-        """The node's ports as dicts of ``fields``, every page."""
-        found, query = [], {'node_uuid': uuid, 'fields': ','.join(fields)}
-        path = '/ports'
+    def _rows(self, collection, query):
+        """Every page of ``GET /<collection>?<query>`` as dicts (each
+        page one call, retried on its own)."""
+        found, path = [], '/' + collection
         while path:
-            page = self._request('ports', 'GET', path, params=query)
-            found += page.get('ports') or []
+            page = self._request(collection, 'GET', path, params=query)
+            found += page.get(collection) or []
             path, query = _next_page(page.get('next')), None
         return found
+
+    def _port_rows(self, uuid, fields):
+        """The node's ports as dicts of ``fields``, every page."""
+        return self._rows('ports', {'node_uuid': uuid,
+                                    'fields': ','.join(fields)})
 
     def get_node(self, ident, fields=None):
         return self._call('get_node', ident, fields=fields)
@@ -192,7 +197,7 @@ class Ironic:
             return None
 
     def node_uuids(self):
-        return {n.id for n in self._list('nodes', fields=['uuid'])}
+        return {n['uuid'] for n in self._rows('nodes', {'fields': 'uuid'})}
 
     def ports(self, uuid):
         """The node's ports as :class:`Port` tuples (id, address, ...)."""
@@ -205,11 +210,12 @@ class Ironic:
         """Ports as ``{'id', 'address', 'extra'}`` dicts in creation
         order: every one, or only those created after the port ``after``
         (:class:`NotFound` if that port is gone)."""
-        query = {'marker': after} if after else {}
-        return [{'id': p.id, 'address': p.address.lower(),
-                 'extra': p.extra or {}}
-                for p in self._list('ports', fields=['uuid', 'address',
-                                                     'extra'], **query)]
+        query = {'fields': 'uuid,address,extra'}
+        if after:
+            query['marker'] = after
+        return [{'id': p['uuid'], 'address': p['address'].lower(),
+                 'extra': p.get('extra') or {}}
+                for p in self._rows('ports', query)]
 
     def delete_port(self, port_id):
         """Delete a port; one already gone is no error."""

@@ -106,6 +106,22 @@ class BlacklistChange(InspectorObject):
         mac: str
 
 
+@InspectorObjectRegistry.register
+class BlacklistSnapshot(InspectorObject):
+    """The firewall black-list channel: the whole black-list, ``ports``
+    (``{port_id: mac}``), as the elected lister read it from Ironic.
+
+    Version 1.0 (0.2.0).
+    """
+
+    VERSION = '1.0'
+    fields = {
+        'ports': fields.DictOfStringsField(),
+    }
+    if TYPE_CHECKING:
+        ports: dict[str, str]
+
+
 def _tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split('.'))
 

@@ -30,6 +30,8 @@ default_deploy_interface = ramdisk
 max_limit = 2
 """
 MACS = ['52:54:00:aa:00:01', '52:54:00:aa:00:02', '52:54:00:aa:00:03']
+#: The ports of the listing tests' node (a MAC has one port in Ironic).
+LISTED_MACS = ['52:54:00:bb:00:01', '52:54:00:bb:00:02', '52:54:00:bb:00:03']
 
 
 @pytest.fixture(scope='module')
@@ -81,3 +83,22 @@ def test_every_page_of_a_nodes_ports_is_read(odd_ironic, facade):
         assert odd_ironic.request('GET', '/v1/ports/%s' % port.id)[
             'address'] == port.address
     assert all(p.pxe_enabled for p in ports)
+
+
+def test_every_port_is_listed_in_creation_order_and_from_a_marker(
+        odd_ironic, facade):
+    uuid = odd_ironic.create_node(macs=LISTED_MACS)
+    ports = [p for p in facade.all_ports() if p['address'] in LISTED_MACS]
+    assert [p['address'] for p in ports] == LISTED_MACS
+    assert all(p['extra'] == {} for p in ports)
+    after_first = facade.all_ports(after=ports[0]['id'])
+    assert [p['address'] for p in after_first][-2:] == LISTED_MACS[1:]
+    assert ports[0]['id'] not in {p['id'] for p in after_first}
+    odd_ironic.delete_node(uuid)
+    with pytest.raises(client.NotFound):
+        facade.all_ports(after=ports[0]['id'])
+
+
+def test_every_node_uuid_is_listed_over_pages(odd_ironic, facade):
+    made = {odd_ironic.create_node() for _ in range(3)}
+    assert made <= facade.node_uuids()

@@ -25,6 +25,10 @@ class _Lists:
         self.seen.append(('black', op, port_id, mac))
         self.event.set()
 
+    def replace_black(self, ports, announced=False):
+        self.seen.append(('whole black-list', dict(ports), announced))
+        self.event.set()
+
 
 class _Pinned:
     """A :class:`releases.Releases` answering for a fixed release."""
@@ -77,6 +81,29 @@ def test_a_blacklist_change_arrives_as_an_object(service):
         bus.close()
     assert lists.seen == [('black', 'remove', 'port-1',
                            '52:54:00:00:00:09')]
+
+
+def test_the_whole_blacklist_arrives_as_one_announced_object(service):
+    bus = bus_mod.Bus(service.conf, 'member-c', _Pinned('0.2.0'))
+    lists = _Lists()
+    ports = {'port-%d' % i: '52:54:00:00:%02x:%02x' % (i >> 8, i & 255)
+             for i in range(2000)}
+    try:
+        bus.serve(lists)
+        assert bus.blacklist_snapshot(ports)
+        assert lists.event.wait(10), 'nothing delivered'
+    finally:
+        bus.close()
+    assert lists.seen == [('whole black-list', ports, True)]
+
+
+def test_no_whole_blacklist_is_announced_while_a_0_1_0_member_lives(
+        service):
+    bus = bus_mod.Bus(service.conf, 'member-d', _Pinned('0.1.0'))
+    try:
+        assert not bus.blacklist_snapshot({'port-1': '52:54:00:00:00:01'})
+    finally:
+        bus.close()
 
 
 def test_an_announcement_of_a_newer_release_is_ignored(service):

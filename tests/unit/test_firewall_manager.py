@@ -49,6 +49,79 @@ def test_the_watcher_announces_only_ports_created_after_its_first_run():
                              ('add', 'port-2', '52:54:00:00:00:02')]
 
 
+class CountingIronic(FakeIronic):
+    def __init__(self):
+        super().__init__()
+        self.listings = 0
+
+    def all_ports(self, after=None):
+        self.listings += 1
+        return super().all_ports(after)
+
+
+def _sync_for(lists, ironic, period, follow_for):
+    stop = threading.Event()
+    sync = manager.BlacklistSync(
+        lists, functools.partial(sources.ironic_ports, ironic, []), period,
+        stop, follow_for=follow_for)
+    return sync, stop
+
+
+def test_a_member_lists_ironic_itself_only_while_no_whole_list_comes():
+    ironic, lists = CountingIronic(), lists_mod.Lists(deny_unknown=False)
+    ironic.ports.append(_port(1))
+    sync, stop = _sync_for(lists, ironic, 0.2, follow_for=0.3)
+    sync.start()
+    try:
+        assert lists.black_built.wait(5)
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            lists.replace_black({'port-1': '52:54:00:00:00:01'},
+                                announced=True)
+            time.sleep(0.05)
+        followed = ironic.listings
+        time.sleep(1.0)
+        alone = ironic.listings - followed
+    finally:
+        stop.set()
+        sync.join(5)
+    assert followed == 1, 'listed while whole lists came'
+    assert alone >= 3, 'did not list once they stopped'
+
+
+def test_without_pub_sub_a_member_lists_every_period_whatever_comes():
+    ironic, lists = CountingIronic(), lists_mod.Lists(deny_unknown=False)
+    sync, stop = _sync_for(lists, ironic, 0.2, follow_for=0.0)
+    sync.start()
+    try:
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            lists.replace_black({}, announced=True)
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        sync.join(5)
+    assert ironic.listings >= 4
+
+
+def test_the_lister_announces_every_port_of_ironic():
+    ironic = FakeIronic()
+    ironic.ports += [_port(1), _port(2)]
+
+    class Snapshots:
+        def __init__(self):
+            self.sent = []
+
+        def blacklist_snapshot(self, ports):
+            self.sent.append(ports)
+            return True
+    bus = Snapshots()
+    watcher_mod.BlacklistLister(bus, functools.partial(
+        sources.ironic_ports, ironic, []))(None)
+    assert bus.sent == [{'port-1': '52:54:00:00:00:01',
+                         'port-2': '52:54:00:00:00:02'}]
+
+
 def test_the_white_list_is_part_of_the_state_only_when_open():
     lists = lists_mod.Lists(deny_unknown=False)
     lists.replace_black({'p1': '52:54:00:00:00:01'})
