@@ -13,17 +13,23 @@ NEW_PORT_S = 1.0
 
 
 def periods():
-    """The periodic Ironic listings at this code's defaults, in words."""
+    """The periodic Ironic listings at the defaults of the code imported
+    (a release before the shared lister, through PYTHONPATH, included)."""
     conf = cfg.ConfigOpts()
     conf_mod.register_opts(conf)
     conf([], project='inspector-ha', default_config_files=[])
     pxe = conf.pxe_filter
-    return ('the Ironic sync every %d s (elected), the whole black-list '
-            'every %g s (elected, announced; each member lists Ironic '
-            'itself every %g s only while none comes), the port watcher '
-            'every %g s (elected)' % (
-                conf.periodic.ironic_sync_period, pxe.blacklist_list_period,
-                pxe.sync_period, pxe.port_watch_period))
+    if 'blacklist_list_period' in pxe:
+        black = ('the whole black-list every %g s (elected, announced; '
+                 'each member lists Ironic itself every %g s only while '
+                 'none comes)' % (pxe.blacklist_list_period,
+                                  pxe.sync_period))
+    else:
+        black = 'a full black-list sync every %g s (every worker)' % (
+            pxe.sync_period)
+    return ('the Ironic sync every %d s (elected), %s, the port watcher '
+            'every %g s (elected)' % (conf.periodic.ironic_sync_period, black,
+                                      pxe.port_watch_period))
 
 
 def _steady_lines(steady):
@@ -68,11 +74,13 @@ def text(results):
     lines = ['# inspector-ha at a site of %d nodes and %d ports, %s' % (
         meta['nodes_in_ironic'], meta['ports_in_ironic'], meta['date']),
         '', 'Command: `%s`' % meta['command'], '',
-        'Code %s; Ironic %s (one process, SQLite, fake-hardware). One API '
+        'Code %s; Ironic %s (one process, SQLite, fake-hardware%s). One API '
         'and 3 workers, each worker managing the nftables PXE filter of '
         'its own host (a network namespace); PostgreSQL, RabbitMQ, Redis; '
         'the default periods: %s.' % (
-            meta['commit'], meta['ironic_version'], meta['periods']), '',
+            meta['commit'], meta['ironic_version'],
+            '; its power-state sync off' if meta.get('ironic_power_sync_off')
+            else '', meta['periods']), '',
         '- Ironic alone (its own periodic work): %.2f%% of one core.' %
         site['ironic_alone_pct_of_one_core'],
         '- From the cluster\'s start until every host had black-listed '
