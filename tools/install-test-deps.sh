@@ -211,8 +211,9 @@ peer_venv() {
 }
 
 setup_peer_venvs() {
-    peer_venv .venv-ironic ".ironic-$IRONIC_VERSION-installed" ironic \
-        "ironic==$IRONIC_VERSION"
+    # NOTE: pymysql for benchmarks/run.py --ironic split (Ironic on MariaDB).
+    peer_venv .venv-ironic ".ironic-$IRONIC_VERSION-mysql-installed" ironic \
+        "ironic==$IRONIC_VERSION" pymysql
     peer_venv ".venv-inspector-${INSPECTOR_VERSION%.*}" \
         ".ironic-inspector-$INSPECTOR_VERSION-installed" ironic-inspector \
         "ironic-inspector==$INSPECTOR_VERSION" pymysql psycopg2-binary
