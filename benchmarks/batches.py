@@ -301,6 +301,20 @@ def _finish(result, api_urls, burst_nodes, database, uuids, args):
     return result
 
 
+def cluster_deployment(the_cluster, phase):
+    """What :func:`run` needs of a :class:`cluster.Cluster`."""
+    procs = the_cluster.apis + the_cluster.workers
+    return {
+        'api_urls': the_cluster.api_urls,
+        'roles': {'inspector-ha APIs': [p.pid for p in the_cluster.apis],
+                  'inspector-ha workers': [p.pid for p in
+                                           the_cluster.workers]},
+        'named_pids': [(p.name, p.pid) for p in procs],
+        'api_pids': [p.pid for p in the_cluster.apis],
+        'services': True, 'phase': phase,
+        'database': the_cluster.database}
+
+
 def run_split(ironic, workdir, args):
     nodes = create_nodes(ironic, args.nodes)
     burst_nodes = create_nodes(ironic, args.concurrency)
@@ -309,18 +323,9 @@ def run_split(ironic, workdir, args):
         conf = {'worker': dict(CLUSTER_CONF['worker'],
                                pool_size=args.worker_pool_size)}
     with split_cluster(ironic, workdir, conf=conf) as the_cluster:
-        procs = the_cluster.apis + the_cluster.workers
-        deployment = {
-            'api_urls': the_cluster.api_urls,
-            'roles': {'inspector-ha APIs': [p.pid for p in
-                                            the_cluster.apis],
-                      'inspector-ha workers': [p.pid for p in
-                                               the_cluster.workers]},
-            'named_pids': [(p.name, p.pid) for p in procs],
-            'api_pids': [p.pid for p in the_cluster.apis],
-            'services': True, 'phase': 'split',
-            'database': the_cluster.database}
-        log('split cluster up: %s' % ', '.join(p.name for p in procs))
+        deployment = cluster_deployment(the_cluster, 'split')
+        log('split cluster up: %s' % ', '.join(
+            name for name, _pid in deployment['named_pids']))
         result = run(deployment, ironic, nodes, args)
         _finish(result, the_cluster.api_urls, burst_nodes,
                 the_cluster.database, list(nodes), args)

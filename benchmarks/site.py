@@ -133,18 +133,8 @@ def freshness(setup, count):
 def batch_during(ironic, setup, args):
     nodes = batches.create_nodes(ironic, args.batch)
     setup.nodes.extend(nodes)
-    the_cluster = setup.cluster
-    procs = the_cluster.apis + the_cluster.workers
-    deployment = {
-        'api_urls': the_cluster.api_urls,
-        'roles': {'inspector-ha API': [p.pid for p in the_cluster.apis],
-                  'inspector-ha workers': [p.pid for p in
-                                           the_cluster.workers]},
-        'named_pids': [(p.name, p.pid) for p in procs],
-        'api_pids': [p.pid for p in the_cluster.apis],
-        'services': True, 'phase': 'site',
-        'database': the_cluster.database}
-    return batches.run(deployment, ironic, nodes, args)
+    return batches.run(batches.cluster_deployment(setup.cluster, 'site'),
+                       ironic, nodes, args)
 
 
 def _wait_blacklisted(setup, last_mac, began):
