@@ -16,7 +16,7 @@ import batch
 import firewalled as firewalled_mod
 from firewalled import blacklisted, is_open, whitelisted
 
-TABLE = 'inspector_ha'
+
 class Sampler(threading.Thread):
     """Samples which hosts are open, as fast as nft answers."""
 
