@@ -50,11 +50,7 @@ class SplitIronic(backends.Ironic):
             return self
         if self.database is None:
             self.database = backends.mariadb_url()
-        self.conf_path.write_text(backends.IRONIC_CONF.format(
-            **self._conf_fields()) + self.extra_conf)
-        if not self._schema_made:
-            self._dbsync()
-            self._schema_made = True
+        self._configure()
         self._spawn_conductor()
         self._spawn([str(self.venv / 'bin' / 'ironic-api'),
                      '--config-file', str(self.conf_path)], cwd=self.tmpdir)

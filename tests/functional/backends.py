@@ -513,15 +513,19 @@ class Ironic(_Server):
             raise BackendUnavailable(
                 f'Ironic: no {self.venv}/bin/ironic; '
                 f'set INSPECTOR_HA_IRONIC_VENV {INSTALL_HINT}')
+        self._configure()
+        self._spawn([str(self.venv / 'bin' / 'ironic'),
+                     '--config-file', str(self.conf_path)], cwd=self.tmpdir)
+        self._wait_ready(self._answers, timeout)
+        return self
+
+    def _configure(self):
+        """Write its configuration file; create its schema once."""
         self.conf_path.write_text(IRONIC_CONF.format(
             **self._conf_fields()) + self.extra_conf)
         if not self._schema_made:
             self._dbsync()
             self._schema_made = True
-        self._spawn([str(self.venv / 'bin' / 'ironic'),
-                     '--config-file', str(self.conf_path)], cwd=self.tmpdir)
-        self._wait_ready(self._answers, timeout)
-        return self
 
     def _conf_fields(self):
         """The values :data:`IRONIC_CONF` is filled with."""
