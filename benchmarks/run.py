@@ -65,8 +65,9 @@ def parse(argv):
                         help='all-in-one: the one-process Ironic on SQLite '
                              '(the default); split: ironic-api and '
                              'ironic-conductor over JSON-RPC on MariaDB')
-    parser.add_argument('--ironic-api-workers', type=int, default=2,
-                        help="the split Ironic's [api] api_workers (2)")
+    parser.add_argument('--ironic-api-workers', type=int, default=1,
+                        help="the split Ironic's [api] api_workers (1; "
+                             'Ironic 39 fails to bind a second)')
     parser.add_argument('--ironic-pool-size', type=int, default=300,
                         help="the split Ironic's [conductor] "
                              'workers_pool_size (300)')
