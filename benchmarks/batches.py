@@ -43,9 +43,9 @@ def create_nodes(ironic, count):
 
 
 @contextlib.contextmanager
-def split_cluster(ironic, workdir, apis=2, workers=3, conf=None):
-    """A Cluster on a fresh PostgreSQL database, RabbitMQ vhost and Redis
-    namespace, all removed afterwards."""
+def fresh_backends():
+    """``(database, transport, coordination)``: a fresh PostgreSQL
+    database, RabbitMQ vhost and Redis namespace, removed afterwards."""
     with contextlib.ExitStack() as stack:
         database = backends.postgres_url()
         stack.callback(backends.drop_database, database)
@@ -53,6 +53,16 @@ def split_cluster(ironic, workdir, apis=2, workers=3, conf=None):
         stack.callback(backends.delete_vhost, transport)
         coordination = backends.redis_url()
         stack.callback(backends.flush_redis_namespace, coordination)
+        yield database, transport, coordination
+
+
+@contextlib.contextmanager
+def split_cluster(ironic, workdir, apis=2, workers=3, conf=None):
+    """A Cluster on a fresh PostgreSQL database, RabbitMQ vhost and Redis
+    namespace, all removed afterwards."""
+    with contextlib.ExitStack() as stack:
+        database, transport, coordination = stack.enter_context(
+            fresh_backends())
         the_cluster = cluster_mod.Cluster(
             workdir, database, transport, coordination, ironic.url,
             apis=apis, workers=workers, conf=conf or CLUSTER_CONF)

@@ -78,12 +78,6 @@ def parse(argv):
     return args
 
 
-def _cpu(groups, seconds):
-    meter = measure.CpuMeter(groups).start()
-    time.sleep(seconds)
-    return meter.stop()
-
-
 def _ironic_cpu_s(cpu):
     return sum(v for k, v in cpu.items()
                if k.startswith(measure.IRONIC_GROUP))
@@ -110,7 +104,7 @@ def steady(ironic, setup, seconds, idle_ironic_s):
     """Costs over ``seconds`` with nothing but the periodic work."""
     groups = batches.ironic_groups(ironic) + _service_groups(setup)
     window = ironic_log.Window(ironic.log_path).start()
-    cpu = _cpu(groups, seconds)
+    cpu = batches.measure_idle(groups, 0, seconds)
     window.stop()
     ironic_s = _ironic_cpu_s(cpu) - idle_ironic_s * seconds
     return {
@@ -147,13 +141,17 @@ def _wait_blacklisted(setup, last_mac, began):
 
 
 def _measure(ironic, workdir, args):
-    idle = _cpu(batches.ironic_groups(ironic), 20)
+    idle = batches.measure_idle(batches.ironic_groups(ironic), 0, 20)
     idle_ironic_s = _ironic_cpu_s(idle) / idle['_wall_seconds']
     batches.log('Ironic alone: %.1f%% of one core' % (100 * idle_ironic_s))
-    began = time.monotonic()
-    setup = firewalled.Firewalled(
-        workdir, ironic, backends.rabbit_url(), backends.postgres_url(),
-        backends.redis_url())
+    with batches.fresh_backends() as (database, transport, coordination):
+        began = time.monotonic()
+        setup = firewalled.Firewalled(workdir, ironic, transport, database,
+                                      coordination)
+        return _measure_site(ironic, setup, began, idle_ironic_s, args)
+
+
+def _measure_site(ironic, setup, began, idle_ironic_s, args):
     try:
         result = {'ironic_alone_pct_of_one_core': round(
             100 * idle_ironic_s, 2)}
