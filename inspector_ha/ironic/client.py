@@ -10,6 +10,7 @@ import os
 import threading
 import urllib.parse
 
+from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
 import openstack
@@ -19,6 +20,7 @@ from oslo_utils import uuidutils
 
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
+from inspector_ha.ironic import node as node_mod
 
 LOG = logging.getLogger(__name__)
 GROUP = 'ironic'
@@ -111,8 +113,10 @@ class Ironic:
         every introspection whose answer is JSON the facade reads itself;
         errors are openstacksdk's exceptions, as from its methods."""
         def once():
-            response = self._method('request')(path, method,
-                                               raise_exc=False, **kwargs)
+            # NOTE: keystoneauth's request, not openstacksdk's override of
+            # it (cache bookkeeping and statistics it keeps for nothing).
+            response = adapter.Adapter.request(
+                self._adapter(), path, method, raise_exc=False, **kwargs)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
         return self._measured(name, once)
@@ -133,7 +137,13 @@ class Ironic:
                                     'fields': ','.join(fields)})
 
     def get_node(self, ident, fields=None):
-        return self._call('get_node', ident, fields=fields)
+        """The node by UUID or name, as a :class:`~inspector_ha.ironic.
+        node.Node` (openstacksdk's field names, without its resource
+        layer); ``fields`` limits what Ironic sends."""
+        params = {'fields': node_mod.ironic_fields(fields)} if fields else None
+        path = '/nodes/%s' % urllib.parse.quote(ident, safe='')
+        return node_mod.Node.from_ironic(
+            self._request('get_node', 'GET', path, params=params), ident)
 
     def validate_power(self, uuid):
         """Raise openstacksdk's ``ValidationException`` (its words) if
@@ -262,14 +272,25 @@ class Ironic:
         self._call('delete_node', uuid, ignore_missing=True)
 
 
-#: Variables through which requests' environment changes a call.
-ENVIRONMENT = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy',
-               'requests_ca_bundle', 'curl_ca_bundle')
+#: Variables through which requests' environment sends a call through
+#: a proxy (any case, as urllib reads them).
+PROXIES = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy')
+#: Variables naming the CA bundle requests verifies with, in its order.
+CA_BUNDLES = ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE')
 
 
-def _environment_matters(environ):
-    """Whether a proxy or CA bundle variable is set (any case)."""
-    return any(name.lower() in ENVIRONMENT for name in environ)
+def _trust_environment(session, environ):
+    """Whether requests must read the environment on every call (a few %
+    of a worker's CPU: proxy variables, ~/.netrc): only where a proxy
+    variable is set. A CA bundle variable is read once here instead,
+    into keystoneauth's ``verify``, as requests would use it."""
+    if any(name.lower() in PROXIES for name in environ):
+        return True
+    bundle = next((environ[name] for name in CA_BUNDLES
+                   if environ.get(name)), None)
+    if bundle and session.verify is True:
+        session.verify = bundle
+    return False
 
 
 def _next_page(link):
@@ -286,10 +307,7 @@ def connect(conf, stop):
     """Build the facade from ``[ironic]`` (keystoneauth options)."""
     auth = loading.load_auth_from_conf_options(conf, GROUP)
     session = loading.load_session_from_conf_options(conf, GROUP, auth=auth)
-    # NOTE: requests reads ~/.netrc and the proxy variables on every call
-    # when it trusts the environment (a few % of a worker's CPU); it only
-    # needs to where a proxy or CA bundle variable is set.
-    session.session.trust_env = _environment_matters(os.environ)
+    session.session.trust_env = _trust_environment(session, os.environ)
     group = conf[GROUP]
     conn = openstack.connection.Connection(
         session=session, baremetal_endpoint_override=group.endpoint_override,

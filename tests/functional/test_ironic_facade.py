@@ -1,6 +1,8 @@
 """The Ironic facade's own REST calls against a real Ironic whose answers
 the shared one never gives: a power interface it finds invalid (a
-redfish node without an address) and port listings of several pages."""
+redfish node without an address) and port listings of several pages;
+and a node read without openstacksdk's resources, compared with what
+openstacksdk's own ``get_node`` shows of it."""
 
 import threading
 
@@ -12,6 +14,7 @@ from inspector_ha.api import checks
 from inspector_ha.api import errors
 from inspector_ha import conf as conf_mod
 from inspector_ha.ironic import client
+from inspector_ha.ironic import node as node_mod
 
 #: Redfish beside fake-hardware (the defaults both support), and pages of
 #: two: what the shared Ironic of the functional tests does not do.
@@ -102,3 +105,53 @@ def test_every_port_is_listed_in_creation_order_and_from_a_marker(
 def test_every_node_uuid_is_listed_over_pages(odd_ironic, facade):
     made = {odd_ironic.create_node() for _ in range(3)}
     assert made <= facade.node_uuids()
+
+
+def _sdk_node(facade, ident, fields=None):
+    """The node as openstacksdk's own resource shows it."""
+    return facade._adapter().get_node(ident, fields=fields)
+
+
+def test_a_node_reads_as_openstacksdks_resource_shows_it(odd_ironic,
+                                                         facade):
+    uuid = odd_ironic.request('POST', '/v1/nodes', expect=(201,), json={
+        'driver': 'fake-hardware', 'name': 'node.read-as-sdk',
+        'driver_info': {'ipmi_address': '192.0.2.1'},
+        'properties': {'cpu_arch': 'x86_64'}, 'extra': {'a': [1]}})['uuid']
+    sdk = _sdk_node(facade, uuid)
+    for ident in (uuid, 'node.read-as-sdk'):
+        node = facade.get_node(ident)
+        assert node.to_dict(computed=False) == sdk.to_dict(computed=False)
+        assert (node.id, node.is_maintenance, node.provision_state) == (
+            uuid, False, 'enroll')
+        assert node['driver_info'] == {'ipmi_address': '192.0.2.1'}
+
+
+def test_a_node_read_with_fields_has_those_by_either_name(odd_ironic,
+                                                          facade):
+    uuid = odd_ironic.request('POST', '/v1/nodes', expect=(201,),
+                              json={'driver': 'fake-hardware'})['uuid']
+    for fields in (['power_state', 'target_power_state'],
+                   ['uuid', 'provision_state'], ['id', 'is_maintenance']):
+        node = facade.get_node(uuid, fields=fields)
+        assert node.to_dict() == _sdk_node(facade, uuid,
+                                           fields).to_dict(computed=False)
+
+
+def test_a_node_snapshot_reads_back_as_the_same_node(odd_ironic, facade):
+    uuid = odd_ironic.request('POST', '/v1/nodes', expect=(201,),
+                              json={'driver': 'fake-hardware'})['uuid']
+    snapshot = facade.get_node(uuid).to_dict(computed=False)
+    again = node_mod.Node.from_snapshot(snapshot)
+    assert again.to_dict() == snapshot
+    assert again.driver == 'fake-hardware'
+    with pytest.raises(AttributeError):
+        again.no_such_field
+
+
+def test_an_unknown_node_is_not_found_and_a_bad_name_is_a_bad_request(
+        facade):
+    with pytest.raises(client.NotFound):
+        facade.get_node('4a1b3c56-0000-4000-8000-000000000000')
+    with pytest.raises(client.BadRequest):
+        facade.get_node('bad!name')

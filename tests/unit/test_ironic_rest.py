@@ -1,16 +1,37 @@
 """The Ironic facade's REST helpers: which environment makes requests
-look at it, and Ironic's ``next`` links as paths of the baremetal
-endpoint. (The calls themselves run against a real Ironic in the
-functional tests.)"""
+look at it on every call, the CA bundle variables read once, and
+Ironic's ``next`` links as paths of the baremetal endpoint. (The calls
+themselves run against a real Ironic in the functional tests.)"""
 
 from inspector_ha.ironic import client
 
 
-def test_the_environment_matters_only_where_a_proxy_or_ca_variable_is_set():
-    assert not client._environment_matters({'PATH': '/bin', 'HOME': '/'})
-    for name in ('HTTPS_PROXY', 'http_proxy', 'NO_PROXY', 'all_proxy',
-                 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE'):
-        assert client._environment_matters({name: 'x'}), name
+class _Session:
+    verify = True
+
+
+def test_requests_reads_the_environment_per_call_only_where_a_proxy_is_set():
+    for name in ('HTTPS_PROXY', 'http_proxy', 'NO_PROXY', 'all_proxy'):
+        assert client._trust_environment(_Session(), {name: 'x'}), name
+    assert not client._trust_environment(_Session(), {'PATH': '/bin'})
+
+
+def test_a_ca_bundle_variable_is_read_once_into_the_verify_setting():
+    session = _Session()
+    assert not client._trust_environment(session, {
+        'CURL_CA_BUNDLE': '/curl.pem', 'REQUESTS_CA_BUNDLE': '/req.pem'})
+    assert session.verify == '/req.pem'
+    session = _Session()
+    client._trust_environment(session, {'CURL_CA_BUNDLE': '/curl.pem'})
+    assert session.verify == '/curl.pem'
+
+
+def test_a_configured_ca_file_or_insecure_wins_over_the_variables():
+    for configured in ('/conf.pem', False):
+        session = _Session()
+        session.verify = configured
+        client._trust_environment(session, {'REQUESTS_CA_BUNDLE': '/r.pem'})
+        assert session.verify == configured
 
 
 def test_a_next_link_becomes_a_path_of_the_baremetal_endpoint():
