@@ -60,10 +60,9 @@ def process(session, uuid, data, raw, data_store, early=True):
                          'introspection, retry later' % uuid)
     if node.state not in (st.STARTING, st.WAITING, st.ENROLLING):
         raise nodes.InvalidState(uuid, node.state, 'processing data')
-    for request in ledger.for_node(session, uuid):
-        if (request.event == st.PROCESS and request.attempt == node.attempt
-                and request.status in ledger.OPEN):
-            return None
+    if ledger.newest_id(session, uuid, st.PROCESS, node.attempt,
+                        ledger.OPEN) is not None:
+        return None
     data_store.save(session, uuid, raw, False)
     return ledger.add(session, uuid, st.PROCESS, node.attempt,
                         payload=data).id

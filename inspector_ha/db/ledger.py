@@ -38,22 +38,26 @@ OPEN = (PENDING, APPLIED)
 
 def add(session: orm.Session, node_uuid: str, event: str,
         attempt: int | None, payload: Any = None,
-        request_id: str | None = None) -> models.Request:
+        request_id: str | None = None, status: str = PENDING,
+        detail: str | None = None) -> models.Request:
+    """Insert a request, ``pending`` unless ``status`` says otherwise (a
+    closed row records a claim or a result)."""
     now = timeutils.utcnow()
     payload = logctx.stamp(payload)
     row = models.Request(
         id=request_id or str(uuidlib.uuid4()), node_uuid=node_uuid,
-        event=event, attempt=attempt, status=PENDING, deliveries=0,
+        event=event, attempt=attempt, status=status, deliveries=0,
         payload=json.dumps(payload) if payload is not None else None,
-        created_at=now, updated_at=now)
+        detail=detail, created_at=now, updated_at=now)
     session.add(row)
     session.flush()
     return row
 
 
 def add_once(session: orm.Session, node_uuid: str, event: str,
-             attempt: int | None,
-             payload: Any = None) -> models.Request | None:
+             attempt: int | None, payload: Any = None,
+             status: str = PENDING,
+             detail: str | None = None) -> models.Request | None:
     """Add a request whose id is derived from (event, node, attempt), or
     return None if it exists: whoever adds it first is the only one. Two
     concurrent adds cannot both insert it (the loser's transaction fails
@@ -62,7 +66,7 @@ def add_once(session: orm.Session, node_uuid: str, event: str,
     if get(session, request_id) is not None:
         return None
     return add(session, node_uuid, event, attempt, payload=payload,
-               request_id=request_id)
+               request_id=request_id, status=status, detail=detail)
 
 
 def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
@@ -77,11 +81,11 @@ def record_once(session: orm.Session, node_uuid: str, name: str,
 
     :raises StaleWrite: a result was recorded already.
     """
-    row = add_once(session, node_uuid, name, attempt, payload=payload)
+    row = add_once(session, node_uuid, name, attempt, payload=payload,
+                   status=DONE)
     if row is None:
         raise conflicts.StaleWrite('%s of node %s attempt %s is recorded '
-                               'already' % (name, node_uuid, attempt))
-    mark(session, row.id, DONE)
+                                   'already' % (name, node_uuid, attempt))
 
 
 def recorded(session: orm.Session, node_uuid: str, name: str,
@@ -157,11 +161,9 @@ def claim_once(session: orm.Session, node: models.Node,
     if current is None or (current.state, current.generation) != (
             node.state, node.generation):
         return STALE
-    row = add_once(session, node.uuid, effect, node.attempt)
-    if row is None:
-        return TAKEN
-    mark(session, row.id, DONE, CLAIMED)
-    return CLAIMED
+    row = add_once(session, node.uuid, effect, node.attempt, status=DONE,
+                   detail=CLAIMED)
+    return TAKEN if row is None else CLAIMED
 
 
 def count_delivery(session: orm.Session, request_id: str) -> int:
@@ -188,6 +190,32 @@ def touch(session: orm.Session, request_ids: Iterable[str]) -> None:
     table = models.Request
     session.execute(sa.update(table).where(table.id.in_(request_ids))
                     .values(updated_at=timeutils.utcnow()))
+
+
+def newest(session: orm.Session, node_uuid: str, event: str,
+           attempt: int | None) -> models.Request | None:
+    """The newest ``event`` request of a node's attempt (one query, no
+    other row loaded: a node's requests include 20 KB ramdisk posts)."""
+    return session.scalars(_newest(node_uuid, event, attempt,
+                                   models.Request)).first()
+
+
+def newest_id(session: orm.Session, node_uuid: str, event: str,
+              attempt: int | None, statuses: Iterable[str]) -> str | None:
+    """The id of the newest ``event`` request of a node's attempt whose
+    status is one of ``statuses``, or None."""
+    table = models.Request
+    return session.scalars(_newest(node_uuid, event, attempt, table.id)
+                           .where(table.status.in_(statuses))).first()
+
+
+def _newest(node_uuid: str, event: str, attempt: int | None,
+            what: Any) -> Any:
+    table = models.Request
+    return (sa.select(what).where(table.node_uuid == node_uuid,
+                                  table.event == event,
+                                  table.attempt == attempt)
+            .order_by(table.created_at.desc()).limit(1))
 
 
 def for_node(session: orm.Session,

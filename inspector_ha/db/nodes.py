@@ -23,6 +23,8 @@ from inspector_ha.fsm import states
 #: The event recorded for a row created in ``enrolling`` (no FSM event
 #: leads there: only discovery creates such rows).
 ENROLL = 'enroll'
+#: The columns of a node row.
+COLUMNS = tuple(column.key for column in models.Node.__table__.columns)
 
 
 class InvalidState(Exception):
@@ -48,6 +50,15 @@ def transition(session: orm.Session, node: models.Node, event: str,
         history.
     :raises StaleWrite: the node's state or generation changed.
     """
+    return move(session, node, event, to_state, actor, request_id,
+                error)[1]
+
+
+def move(session: orm.Session, node: models.Node, event: str,
+         to_state: str, actor: str, request_id: str | None = None,
+         error: str | None = None) -> tuple[models.Node, float | None]:
+    """:func:`transition`, also giving the row as this write left it
+    (without reading it again)."""
     entered = None if to_state == node.state else _entered_at(session, node)
     values: dict[str, Any] = {'state': to_state,
                               'generation': node.generation + 1}
@@ -59,9 +70,17 @@ def transition(session: orm.Session, node: models.Node, event: str,
         _close_attempt(session, node, to_state, request_id)
     record(session, node.uuid, event, node.state, to_state,
            values['generation'], actor, request_id)
+    saved = _copy(node, values)
     if entered is None:
-        return None
-    return max(0.0, (timeutils.utcnow() - entered).total_seconds())
+        return saved, None
+    return saved, max(0.0, (timeutils.utcnow() - entered).total_seconds())
+
+
+def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
+    """A detached row: ``node`` with ``values`` written over it."""
+    columns = {name: getattr(node, name) for name in COLUMNS}
+    columns.update(values)
+    return models.Node(**columns)
 
 
 def _entered_at(session: orm.Session,

@@ -15,7 +15,6 @@ import logging
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from openstack.baremetal.v1 import node as ironic_node_mod
 from oslo_utils import strutils
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -28,6 +27,7 @@ from inspector_ha.db import ledger
 from inspector_ha.db import nodes
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
+from inspector_ha.ironic import node as ironic_node_mod
 from inspector_ha.processing import base
 from inspector_ha.processing import changes as changes_mod
 from inspector_ha.processing import pipeline as pipeline_mod
@@ -324,17 +324,15 @@ def _as_started(session: orm.Session, node: models.Node
     """``(Ironic node snapshot, MACs, ports)`` recorded when this attempt
     started (by the API and by :meth:`Tasks.introspect`); each None when
     not recorded (the ports: by a worker of 0.1.0)."""
-    snapshot: dict[str, Any] | None = None
-    for request in ledger.for_node(session, node.uuid):
-        if request.event == st.START and request.attempt == node.attempt:
-            snapshot = ledger.payload(request).get('node')
+    start = ledger.newest(session, node.uuid, st.START, node.attempt)
+    snapshot = ledger.payload(start).get('node') if start else None
     if snapshot is None:
         return None, None, None
     macs = session.scalars(sa.select(models.Attribute.value).where(
         models.Attribute.node_uuid == node.uuid,
         models.Attribute.name == lookup.MAC)).all()
     ports = ledger.recorded(session, node.uuid, PORTS, node.attempt)
-    return (ironic_node_mod.Node.existing(**snapshot), list(macs),
+    return (ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
             None if ports is None else [ironic_client.Port(*port)
                                         for port in ports['ports']])
 
@@ -352,10 +350,9 @@ def _record_ports(session: orm.Session, node: models.Node,
     delivered again keeps the first record: a port changed since is met
     by processing as gone or as existing)."""
     _replace_macs(session, node.uuid, macs)
-    row = ledger.add_once(session, node.uuid, PORTS, node.attempt,
-                          payload={'ports': [list(port) for port in ports]})
-    if row is not None:
-        ledger.mark(session, row.id, ledger.DONE)
+    ledger.add_once(session, node.uuid, PORTS, node.attempt,
+                    payload={'ports': [list(port) for port in ports]},
+                    status=ledger.DONE)
 
 
 def _replace_macs(session: orm.Session, uuid: str,

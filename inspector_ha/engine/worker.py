@@ -212,7 +212,7 @@ class Worker:
         parked = self._store.transaction(_open_process, node.uuid,
                                          node.attempt)
         if parked is not None:
-            self._drive(parked.id, node.uuid)
+            self._drive(parked, node.uuid)
 
     def _committed(self, request: Request, node: Node, event: str,
                    to_state: str | None, stayed: float | None) -> None:
@@ -301,12 +301,10 @@ def _parked(request: Request, node: Node | None) -> bool:
 
 
 def _open_process(session: orm.Session, uuid: str,
-                  attempt: int) -> Request | None:
-    for request in ledger.for_node(session, uuid):
-        if (request.event == st.PROCESS and request.attempt == attempt and
-                request.status == ledger.PENDING):
-            return request
-    return None
+                  attempt: int) -> str | None:
+    """The id of the ramdisk data parked for ``attempt``, if any."""
+    return ledger.newest_id(session, uuid, st.PROCESS, attempt,
+                            [ledger.PENDING])
 
 
 def _save(session: orm.Session, node: Node, request: Request, to_state: str,
@@ -317,12 +315,10 @@ def _save(session: orm.Session, node: Node, request: Request, to_state: str,
     the task prepared for it: ``(node as saved, seconds in the state it
     left)``."""
     ledger.mark_open(session, request.id, ledger.APPLIED)
-    stayed = nodes.transition(session, node, request.event, to_state,
-                              actor, request.id, error)
+    saved, stayed = nodes.move(session, node, request.event, to_state,
+                               actor, request.id, error)
     if prepared is not None:
         prepared.record(session, node)
-    saved = nodes.get(session, node.uuid)
-    assert saved is not None  # the transition above updated it
     return saved, stayed
 
 
