@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import orm
 
+from inspector_ha.db import dialects
 from inspector_ha.db import models
+
+TABLE = cast(sa.Table, models.IntrospectionData.__table__)
+#: The key of a row: one unprocessed and one processed per node.
+KEYS = ('node_uuid', 'processed')
 
 
 class NotStored(Exception):
@@ -40,9 +45,9 @@ class DatabaseStore:
 
     def save(self, session: orm.Session, uuid: str, data: Any,
              processed: bool) -> None:
-        row = models.IntrospectionData(node_uuid=uuid, processed=processed,
-                                       data=json.dumps(data))
-        session.merge(row)
+        dialects.replace(session, TABLE, {
+            'node_uuid': uuid, 'processed': processed,
+            'data': json.dumps(data)}, KEYS)
 
     def get(self, session: orm.Session, uuid: str, processed: bool) -> Any:
         row = session.get(models.IntrospectionData, (uuid, processed))
@@ -52,5 +57,4 @@ class DatabaseStore:
         return json.loads(row.data)
 
     def delete(self, session: orm.Session, uuid: str) -> None:
-        table = models.IntrospectionData
-        session.execute(sa.delete(table).where(table.node_uuid == uuid))
+        session.execute(sa.delete(TABLE).where(TABLE.c.node_uuid == uuid))

@@ -188,7 +188,7 @@ class Worker:
     def _finish(self, request: Request, node: Node, event: str | None,
                 error: str | None) -> bool:
         try:
-            to_state, stayed = self._store.transaction(
+            to_state, stayed, parked = self._store.transaction(
                 _follow_up, node, request, event, self._actor, error)
         except (conflicts.StaleWrite, machine.IllegalTransition) as exc:
             LOG.info('Follow-up %s of node %s lost to a newer write: %s',
@@ -201,18 +201,13 @@ class Worker:
             return self._done(request, str(exc))
         if event is not None:
             self._committed(request, node, event, to_state, stayed)
-        if to_state == st.WAITING:
-            self._drive_parked(node)
-        return True
-
-    def _drive_parked(self, node: Node) -> None:
-        """Apply at once a ramdisk's data that came while the node was
-        starting (still under this node's lock); if that fails, the
-        request stays open and the outbox re-drive publishes it again."""
-        parked = self._store.transaction(_open_process, node.uuid,
-                                         node.attempt)
         if parked is not None:
+            # NOTE: ramdisk data that came while the node was starting,
+            # applied at once (still under this node's lock); if that
+            # fails, the request stays open and the outbox re-drive
+            # publishes it again.
             self._drive(parked, node.uuid)
+        return True
 
     def _committed(self, request: Request, node: Node, event: str,
                    to_state: str | None, stayed: float | None) -> None:
@@ -300,13 +295,6 @@ def _parked(request: Request, node: Node | None) -> bool:
             node.state == st.STARTING and request.attempt == node.attempt)
 
 
-def _open_process(session: orm.Session, uuid: str,
-                  attempt: int) -> str | None:
-    """The id of the ramdisk data parked for ``attempt``, if any."""
-    return ledger.newest_id(session, uuid, st.PROCESS, attempt,
-                            [ledger.PENDING])
-
-
 def _save(session: orm.Session, node: Node, request: Request, to_state: str,
           actor: str, error: str | None,
           prepared: tasks_mod.Processed | None = None
@@ -324,9 +312,11 @@ def _save(session: orm.Session, node: Node, request: Request, to_state: str,
 
 def _follow_up(session: orm.Session, node: Node, request: Request,
                event: str | None, actor: str, error: str | None
-               ) -> tuple[str | None, float | None]:
+               ) -> tuple[str | None, float | None, str | None]:
     """Apply the task's follow-up event and mark the request done:
-    ``(state reached or None, seconds in the state it left or None)``."""
+    ``(state reached or None, seconds in the state it left or None, the
+    id of ramdisk data parked for the attempt when the node now
+    waits)``."""
     to_state: str | None = None
     stayed: float | None = None
     if event is not None:
@@ -334,7 +324,11 @@ def _follow_up(session: orm.Session, node: Node, request: Request,
         stayed = nodes.transition(session, node, event, to_state, actor,
                                   request.id, error)
     ledger.mark_open(session, request.id, ledger.DONE)
-    return to_state, stayed
+    parked = None
+    if to_state == st.WAITING:
+        parked = ledger.newest_id(session, node.uuid, st.PROCESS,
+                                  node.attempt, [ledger.PENDING])
+    return to_state, stayed, parked
 
 
 def _moved_by(session: orm.Session, uuid: str, request_id: str) -> bool:
