@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy import orm
 
 from inspector_ha.db import dialects
 from inspector_ha.db import models
+from inspector_ha.db import statements as sql
 
-TABLE = cast(sa.Table, models.IntrospectionData.__table__)
 #: The key of a row: one unprocessed and one processed per node.
 KEYS = ('node_uuid', 'processed')
 
@@ -45,7 +44,7 @@ class DatabaseStore:
 
     def save(self, session: orm.Session, uuid: str, data: Any,
              processed: bool) -> None:
-        dialects.replace(session, TABLE, {
+        dialects.replace(session, sql.DATA, {
             'node_uuid': uuid, 'processed': processed,
             'data': json.dumps(data)}, KEYS)
 
@@ -57,4 +56,4 @@ class DatabaseStore:
         return json.loads(row.data)
 
     def delete(self, session: orm.Session, uuid: str) -> None:
-        session.execute(sa.delete(TABLE).where(TABLE.c.node_uuid == uuid))
+        session.execute(sql.DELETE_DATA, {'b_uuid': uuid})

@@ -2,7 +2,8 @@
 that a duplicate key leaves undone, and an insert that replaces the row
 of the same key. One statement each instead of a read and a write
 (PostgreSQL and SQLite: ``ON CONFLICT``; MySQL and MariaDB: ``INSERT
-IGNORE`` and ``ON DUPLICATE KEY UPDATE``).
+IGNORE`` and ``ON DUPLICATE KEY UPDATE``), each built once per database
+and run with a dict of values.
 """
 
 from __future__ import annotations
@@ -21,13 +22,8 @@ def insert_once(session: orm.Session, table: sa.Table,
                 values: dict[str, Any]) -> bool:
     """Insert ``values`` unless a row has its key: whether it was
     inserted (two concurrent inserts: exactly one is)."""
-    dialect = session.get_bind().dialect.name
-    if dialect == 'mysql':
-        statement: Any = mysql.insert(table).prefix_with('IGNORE')
-    else:
-        statement = _module(dialect).insert(table).on_conflict_do_nothing()
-    result = cast('sa.CursorResult[Any]',
-                  session.execute(statement.values(**values)))
+    statement = _built(session, 'insert_once', table, ())
+    result = cast('sa.CursorResult[Any]', session.execute(statement, values))
     return result.rowcount == 1
 
 
@@ -35,17 +31,40 @@ def replace(session: orm.Session, table: sa.Table, values: dict[str, Any],
             keys: Sequence[str]) -> None:
     """Insert ``values``, or overwrite the other columns of the row whose
     ``keys`` columns have these values."""
+    session.execute(_built(session, 'replace', table, tuple(keys)), values)
+
+
+#: Statements built once per (database, form, table, key columns).
+_BUILT: dict[tuple[str, str, str, tuple[str, ...]], Any] = {}
+
+
+def _built(session: orm.Session, form: str, table: sa.Table,
+           keys: tuple[str, ...]) -> Any:
     dialect = session.get_bind().dialect.name
-    rest = {name: value for name, value in values.items()
-            if name not in keys}
+    key = (dialect, form, table.name, keys)
+    if key not in _BUILT:
+        _BUILT[key] = (_insert_once if form == 'insert_once' else
+                       _replace)(dialect, table, keys)
+    return _BUILT[key]
+
+
+def _insert_once(dialect: str, table: sa.Table,
+                 keys: tuple[str, ...]) -> Any:
     if dialect == 'mysql':
-        statement: Any = mysql.insert(table).values(**values)
-        statement = statement.on_duplicate_key_update(**rest)
-    else:
-        statement = _module(dialect).insert(table).values(**values)
-        statement = statement.on_conflict_do_update(index_elements=keys,
-                                                    set_=rest)
-    session.execute(statement)
+        return mysql.insert(table).prefix_with('IGNORE')
+    return _module(dialect).insert(table).on_conflict_do_nothing()
+
+
+def _replace(dialect: str, table: sa.Table, keys: tuple[str, ...]) -> Any:
+    rest = [column.key for column in table.c if column.key not in keys]
+    if dialect == 'mysql':
+        statement = mysql.insert(table)
+        return statement.on_duplicate_key_update(
+            {name: statement.inserted[name] for name in rest})
+    statement = _module(dialect).insert(table)
+    return statement.on_conflict_do_update(
+        index_elements=list(keys),
+        set_={name: statement.excluded[name] for name in rest})
 
 
 def _module(dialect: str) -> Any:

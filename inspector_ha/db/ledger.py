@@ -27,6 +27,7 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import dialects
 from inspector_ha.db import models
+from inspector_ha.db import statements as sql
 
 PENDING = 'pending'
 APPLIED = 'applied'
@@ -37,11 +38,6 @@ DEAD = 'dead'
 OPEN = (PENDING, APPLIED)
 
 
-#: The ledger as a table: its writes are Core statements (the ORM's
-#: unit of work costs more CPU than the statement on this hot path).
-TABLE = cast(sa.Table, models.Request.__table__)
-
-
 def add(session: orm.Session, node_uuid: str, event: str,
         attempt: int | None, payload: Any = None,
         request_id: str | None = None, status: str = PENDING,
@@ -50,7 +46,7 @@ def add(session: orm.Session, node_uuid: str, event: str,
     closed row records a claim or a result); the row as inserted."""
     row = _row(node_uuid, event, attempt, payload, request_id, status,
                detail)
-    session.execute(sa.insert(TABLE).values(**_columns(row)))
+    session.execute(sql.INSERT_REQUEST, _columns(row))
     return row
 
 
@@ -63,7 +59,7 @@ def add_once(session: orm.Session, node_uuid: str, event: str,
     statement; of two concurrent adds, exactly one inserts)."""
     row = _row(node_uuid, event, attempt, payload,
                _once_id(node_uuid, event, attempt), status, detail)
-    if not dialects.insert_once(session, TABLE, _columns(row)):
+    if not dialects.insert_once(session, sql.REQUESTS, _columns(row)):
         return None
     return row
 
@@ -81,7 +77,8 @@ def _row(node_uuid: str, event: str, attempt: int | None, payload: Any,
 
 
 def _columns(row: models.Request) -> dict[str, Any]:
-    return {column.key: getattr(row, column.key) for column in TABLE.c}
+    return {column.key: getattr(row, column.key)
+            for column in sql.REQUESTS.c}
 
 
 def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
@@ -120,9 +117,9 @@ def payload(row: models.Request) -> Any:
 
 def mark(session: orm.Session, request_id: str, status: str,
          detail: str | None = None) -> None:
-    session.execute(
-        sa.update(TABLE).where(TABLE.c.id == request_id)
-        .values(status=status, detail=detail, updated_at=timeutils.utcnow()))
+    session.execute(sql.UPDATE_REQUEST, {
+        'b_id': request_id, 'status': status, 'detail': detail,
+        'updated_at': timeutils.utcnow()})
 
 
 def mark_open(session: orm.Session, request_id: str, status: str,
@@ -149,9 +146,8 @@ def note_failure(session: orm.Session, request_id: str,
 def _update_open(session: orm.Session, request_id: str,
                  values: dict[str, Any]) -> int:
     return cast('sa.CursorResult[Any]', session.execute(
-        sa.update(TABLE).where(TABLE.c.id == request_id,
-                               TABLE.c.status.in_(OPEN))
-        .values(**values))).rowcount
+        sql.UPDATE_REQUEST_IN,
+        dict(values, b_id=request_id, b_statuses=list(OPEN)))).rowcount
 
 
 #: Outcomes of :func:`claim_once`.
@@ -170,10 +166,8 @@ def claim_once(session: orm.Session, node: models.Node,
     The claim is a closed ledger row added by :func:`add_once`, like the
     periodic timeout requests.
     """
-    nodes = models.Node.__table__
-    current = session.execute(
-        sa.select(nodes.c.state, nodes.c.generation)
-        .where(nodes.c.uuid == node.uuid).with_for_update()).first()
+    current = session.execute(sql.NODE_FOR_UPDATE,
+                              {'b_uuid': node.uuid}).first()
     if current is None or tuple(current) != (node.state, node.generation):
         return STALE
     row = add_once(session, node.uuid, effect, node.attempt, status=DONE,
@@ -183,13 +177,14 @@ def claim_once(session: orm.Session, node: models.Node,
 
 def count_delivery(session: orm.Session, request_id: str) -> int:
     """Count one more delivery; return the new count (0 if unknown)."""
-    update = (sa.update(TABLE).where(TABLE.c.id == request_id)
-              .values(deliveries=TABLE.c.deliveries + 1))
+    which = {'b_id': request_id}
     if session.get_bind().dialect.update_returning:
-        return session.scalar(update.returning(TABLE.c.deliveries)) or 0
-    session.execute(update)
-    return session.scalar(sa.select(TABLE.c.deliveries)
-                          .where(TABLE.c.id == request_id)) or 0
+        return session.scalar(_COUNT_RETURNING, which) or 0
+    session.execute(sql.COUNT_DELIVERY, which)
+    return session.scalar(sql.DELIVERIES, which) or 0
+
+
+_COUNT_RETURNING = sql.COUNT_DELIVERY.returning(sql.REQUESTS.c.deliveries)
 
 
 def stale(session: orm.Session, older_than: float,
@@ -204,7 +199,8 @@ def stale(session: orm.Session, older_than: float,
 
 
 def touch(session: orm.Session, request_ids: Iterable[str]) -> None:
-    session.execute(sa.update(TABLE).where(TABLE.c.id.in_(request_ids))
+    table = sql.REQUESTS
+    session.execute(sa.update(table).where(table.c.id.in_(request_ids))
                     .values(updated_at=timeutils.utcnow()))
 
 
@@ -212,26 +208,18 @@ def newest(session: orm.Session, node_uuid: str, event: str,
            attempt: int | None) -> models.Request | None:
     """The newest ``event`` request of a node's attempt (one query, no
     other row loaded: a node's requests include 20 KB ramdisk posts)."""
-    return session.scalars(_newest(node_uuid, event, attempt,
-                                   models.Request)).first()
+    return session.scalars(sql.NEWEST_REQUEST, {
+        'b_uuid': node_uuid, 'b_event': event,
+        'b_attempt': attempt}).first()
 
 
 def newest_id(session: orm.Session, node_uuid: str, event: str,
               attempt: int | None, statuses: Iterable[str]) -> str | None:
     """The id of the newest ``event`` request of a node's attempt whose
     status is one of ``statuses``, or None."""
-    table = models.Request
-    return session.scalars(_newest(node_uuid, event, attempt, table.id)
-                           .where(table.status.in_(statuses))).first()
-
-
-def _newest(node_uuid: str, event: str, attempt: int | None,
-            what: Any) -> Any:
-    table = models.Request
-    return (sa.select(what).where(table.node_uuid == node_uuid,
-                                  table.event == event,
-                                  table.attempt == attempt)
-            .order_by(table.created_at.desc()).limit(1))
+    return session.scalars(sql.NEWEST_REQUEST_ID, {
+        'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt,
+        'b_statuses': list(statuses)}).first()
 
 
 def for_node(session: orm.Session,

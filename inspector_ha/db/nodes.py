@@ -18,18 +18,14 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import models
 from inspector_ha.db import ledger
+from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states
 
 #: The event recorded for a row created in ``enrolling`` (no FSM event
 #: leads there: only discovery creates such rows).
 ENROLL = 'enroll'
-#: The tables written here, by Core statements (the ORM's unit of work
-#: costs more CPU than the statement on this hot path).
-NODES = cast(sa.Table, models.Node.__table__)
-TRANSITIONS = cast(sa.Table, models.Transition.__table__)
-ATTRIBUTES = cast(sa.Table, models.Attribute.__table__)
 #: The columns of a node row.
-COLUMNS = tuple(column.key for column in NODES.c)
+COLUMNS = tuple(column.key for column in sql.NODES.c)
 
 
 class InvalidState(Exception):
@@ -90,15 +86,9 @@ def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
 
 def _entered_at(session: orm.Session,
                 node: models.Node) -> datetime.datetime | None:
-    """When ``node`` entered its state: the time of its last transition
-    into that state from another one (self-loops keep it there)."""
-    table = models.Transition
-    return session.scalar(
-        sa.select(table.at).where(
-            table.node_uuid == node.uuid, table.to_state == node.state,
-            sa.or_(table.from_state.is_(None),
-                   table.from_state != node.state))
-        .order_by(table.id.desc()).limit(1))
+    """When ``node`` entered its state (:data:`statements.ENTERED_AT`)."""
+    return session.scalar(sql.ENTERED_AT, {'b_uuid': node.uuid,
+                                           'b_state': node.state})
 
 
 def _close_attempt(session: orm.Session, node: models.Node, to_state: str,
@@ -107,8 +97,8 @@ def _close_attempt(session: orm.Session, node: models.Node, to_state: str,
     redelivery (say of the start request a paused worker held when the
     node timed out) cannot restart the node. Reapply requests and the
     attempt-less delete stay: they act on a finished node."""
-    table = ledger.TABLE.c
-    query = sa.update(ledger.TABLE).where(
+    table = sql.REQUESTS.c
+    query = sa.update(sql.REQUESTS).where(
         table.node_uuid == node.uuid, table.attempt == node.attempt,
         table.event != states.REAPPLY, table.status.in_(ledger.OPEN))
     if request_id is not None:
@@ -147,9 +137,9 @@ def create(session: orm.Session, uuid: str, manage_boot: bool | None,
 def _insert(session: orm.Session, uuid: str, state: str,
             manage_boot: bool | None) -> None:
     """A node row's first attempt, in ``state``."""
-    session.execute(sa.insert(NODES).values(
-        uuid=uuid, state=state, generation=1, attempt=1,
-        started_at=timeutils.utcnow(), manage_boot=manage_boot))
+    session.execute(sql.INSERT_NODE, {
+        'uuid': uuid, 'state': state, 'generation': 1, 'attempt': 1,
+        'started_at': timeutils.utcnow(), 'manage_boot': manage_boot})
 
 
 def create_enrolling(session: orm.Session, uuid: str, actor: str,
@@ -164,17 +154,14 @@ def create_enrolling(session: orm.Session, uuid: str, actor: str,
 
 
 def delete(session: orm.Session, uuid: str) -> None:
-    session.execute(sa.delete(NODES).where(NODES.c.uuid == uuid))
+    session.execute(sa.delete(sql.NODES).where(sql.NODES.c.uuid == uuid))
 
 
 def _conditional_update(session: orm.Session, node: models.Node,
                         values: dict[str, Any]) -> None:
-    table = NODES.c
     result = cast('sa.CursorResult[Any]', session.execute(
-        sa.update(NODES).where(table.uuid == node.uuid,
-                               table.state == node.state,
-                               table.generation == node.generation)
-        .values(**values)))
+        sql.MOVE_NODE, dict(values, b_uuid=node.uuid, b_state=node.state,
+                            b_generation=node.generation)))
     if result.rowcount != 1:
         raise conflicts.StaleWrite('node %s is no longer %s at generation %d' %
                          (node.uuid, node.state, node.generation))
@@ -183,10 +170,10 @@ def _conditional_update(session: orm.Session, node: models.Node,
 def record(session: orm.Session, uuid: str, event: str,
            from_state: str | None, to_state: str, generation: int,
            actor: str, request_id: str | None) -> None:
-    session.execute(sa.insert(TRANSITIONS).values(
-        node_uuid=uuid, event=event, from_state=from_state,
-        to_state=to_state, generation=generation, actor=actor,
-        request_id=request_id, at=timeutils.utcnow()))
+    session.execute(sql.INSERT_TRANSITION, {
+        'node_uuid': uuid, 'event': event, 'from_state': from_state,
+        'to_state': to_state, 'generation': generation, 'actor': actor,
+        'request_id': request_id, 'at': timeutils.utcnow()})
 
 
 def add_attributes(session: orm.Session, uuid: str, name: str,
@@ -194,12 +181,19 @@ def add_attributes(session: orm.Session, uuid: str, name: str,
     rows = [{'node_uuid': uuid, 'name': name, 'value': value}
             for value in values]
     if rows:
-        session.execute(sa.insert(ATTRIBUTES), rows)
+        session.execute(sql.INSERT_ATTRIBUTES, rows)
+
+
+def replace_attributes(session: orm.Session, uuid: str, name: str,
+                       values: Iterable[str]) -> None:
+    """The node's attributes ``name`` are ``values`` (and no others)."""
+    session.execute(sql.DELETE_NAMED_ATTRIBUTES,
+                    {'b_uuid': uuid, 'b_name': name})
+    add_attributes(session, uuid, name, values)
 
 
 def delete_attributes(session: orm.Session, uuid: str) -> None:
-    session.execute(sa.delete(ATTRIBUTES)
-                    .where(ATTRIBUTES.c.node_uuid == uuid))
+    session.execute(sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
 
 
 def history(session: orm.Session, uuid: str) -> list[models.Transition]:

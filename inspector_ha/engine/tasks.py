@@ -349,18 +349,10 @@ def _record_ports(session: orm.Session, node: models.Node,
     """The node's MACs for lookup, and its ports for processing (a start
     delivered again keeps the first record: a port changed since is met
     by processing as gone or as existing)."""
-    _replace_macs(session, node.uuid, macs)
+    nodes.replace_attributes(session, node.uuid, lookup.MAC, macs)
     ledger.add_once(session, node.uuid, PORTS, node.attempt,
                     payload={'ports': [list(port) for port in ports]},
                     status=ledger.DONE)
-
-
-def _replace_macs(session: orm.Session, uuid: str,
-                  macs: Iterable[str]) -> None:
-    session.execute(sa.delete(models.Attribute).where(
-        models.Attribute.node_uuid == uuid,
-        models.Attribute.name == lookup.MAC))
-    nodes.add_attributes(session, uuid, lookup.MAC, macs)
 
 
 def error_for(event: str, state: str, payload: dict[str, Any]) -> str:
