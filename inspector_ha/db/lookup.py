@@ -32,14 +32,12 @@ def find(session: orm.Session, macs: Iterable[str] = (),
     :raises NotFound: nothing matches.
     :raises Ambiguous: several nodes match equally well.
     """
-    wanted = _conditions(macs, bmc_addresses)
-    if wanted is None:
+    values = {'b_macs': [m.lower() for m in macs],
+              'b_bmcs': list(bmc_addresses)}
+    query = _QUERIES[bool(values['b_macs']), bool(values['b_bmcs'])]
+    if query is None:
         raise NotFound('no lookup attributes')
-    table = models.Attribute
-    query = (sa.select(table.node_uuid, sa.func.count().label('score'))
-             .where(wanted).group_by(table.node_uuid)
-             .order_by(sa.desc('score')).limit(2))
-    rows = session.execute(query).all()
+    rows = session.execute(query, values).all()
     if not rows:
         raise NotFound('no node under introspection matches')
     if len(rows) > 1 and rows[0].score == rows[1].score:
@@ -48,14 +46,23 @@ def find(session: orm.Session, macs: Iterable[str] = (),
     return rows[0].node_uuid
 
 
-def _conditions(macs: Iterable[str], bmc_addresses: Iterable[str]
-                ) -> sa.ColumnElement[bool] | None:
+def _query(macs: bool, bmcs: bool) -> sa.Select[str, int] | None:
+    """The scoring query over MACs and/or BMC addresses, built once."""
     table = models.Attribute
     clauses: list[sa.ColumnElement[bool]] = []
     if macs:
-        clauses.append(sa.and_(table.name == MAC,
-                               table.value.in_([m.lower() for m in macs])))
-    if bmc_addresses:
-        clauses.append(sa.and_(table.name == BMC,
-                               table.value.in_(list(bmc_addresses))))
-    return sa.or_(*clauses) if clauses else None
+        clauses.append(sa.and_(table.name == MAC, table.value.in_(
+            sa.bindparam('b_macs', expanding=True))))
+    if bmcs:
+        clauses.append(sa.and_(table.name == BMC, table.value.in_(
+            sa.bindparam('b_bmcs', expanding=True))))
+    if not clauses:
+        return None
+    return (sa.select(table.node_uuid, sa.func.count().label('score'))
+            .where(sa.or_(*clauses)).group_by(table.node_uuid)
+            .order_by(sa.desc('score')).limit(2))
+
+
+#: The query for each (MACs given, BMC addresses given).
+_QUERIES = {(macs, bmcs): _query(macs, bmcs)
+            for macs in (False, True) for bmcs in (False, True)}
