@@ -108,7 +108,14 @@ def recorded(session: orm.Session, node_uuid: str, name: str,
 
 
 def get(session: orm.Session, request_id: str) -> models.Request | None:
-    return session.get(models.Request, request_id)
+    """The request's row (detached, read with a statement built once),
+    or None."""
+    return _detached(session.execute(sql.REQUEST,
+                                     {'b_id': request_id}).first())
+
+
+def _detached(row: Any) -> models.Request | None:
+    return None if row is None else models.Request(**row._mapping)
 
 
 def payload(row: models.Request) -> Any:
@@ -208,9 +215,9 @@ def newest(session: orm.Session, node_uuid: str, event: str,
            attempt: int | None) -> models.Request | None:
     """The newest ``event`` request of a node's attempt (one query, no
     other row loaded: a node's requests include 20 KB ramdisk posts)."""
-    return session.scalars(sql.NEWEST_REQUEST, {
+    return _detached(session.execute(sql.NEWEST_REQUEST, {
         'b_uuid': node_uuid, 'b_event': event,
-        'b_attempt': attempt}).first()
+        'b_attempt': attempt}).first())
 
 
 def newest_id(session: orm.Session, node_uuid: str, event: str,

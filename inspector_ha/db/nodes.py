@@ -38,7 +38,10 @@ class InvalidState(Exception):
 
 
 def get(session: orm.Session, uuid: str) -> models.Node | None:
-    return session.get(models.Node, uuid)
+    """The node's row (detached: read with a statement built once, not
+    through the ORM's identity map), or None."""
+    row = session.execute(sql.NODE, {'b_uuid': uuid}).first()
+    return None if row is None else models.Node(**row._mapping)
 
 
 def transition(session: orm.Session, node: models.Node, event: str,
@@ -97,15 +100,12 @@ def _close_attempt(session: orm.Session, node: models.Node, to_state: str,
     redelivery (say of the start request a paused worker held when the
     node timed out) cannot restart the node. Reapply requests and the
     attempt-less delete stay: they act on a finished node."""
-    table = sql.REQUESTS.c
-    query = sa.update(sql.REQUESTS).where(
-        table.node_uuid == node.uuid, table.attempt == node.attempt,
-        table.event != states.REAPPLY, table.status.in_(ledger.OPEN))
-    if request_id is not None:
-        query = query.where(table.id != request_id)
-    session.execute(query.values(
-        status=ledger.REJECTED, updated_at=timeutils.utcnow(),
-        detail='the attempt ended in %s first' % to_state))
+    session.execute(sql.UPDATE_ATTEMPT, {
+        'b_uuid': node.uuid, 'b_attempt': node.attempt,
+        'b_kept_event': states.REAPPLY, 'b_statuses': list(ledger.OPEN),
+        'b_id': request_id or '', 'status': ledger.REJECTED,
+        'updated_at': timeutils.utcnow(),
+        'detail': 'the attempt ended in %s first' % to_state})
 
 
 def restart(session: orm.Session, node: models.Node,

@@ -30,6 +30,14 @@ INSERT_TRANSITION = sa.insert(TRANSITIONS)
 INSERT_ATTRIBUTES = sa.insert(ATTRIBUTES)
 INSERT_REQUEST = sa.insert(REQUESTS)
 
+#: A node's row, and a request's, by key.
+NODE = sa.select(NODES).where(_node.uuid == sa.bindparam('b_uuid'))
+REQUEST = sa.select(REQUESTS).where(_request.id == sa.bindparam('b_id'))
+#: The values of a node's attributes of one name.
+ATTRIBUTE_VALUES = sa.select(ATTRIBUTES.c.value).where(
+    ATTRIBUTES.c.node_uuid == sa.bindparam('b_uuid'),
+    ATTRIBUTES.c.name == sa.bindparam('b_name'))
+
 _THIS_WRITE = (_node.uuid == sa.bindparam('b_uuid'),
                _node.state == sa.bindparam('b_state'),
                _node.generation == sa.bindparam('b_generation'))
@@ -63,6 +71,13 @@ UPDATE_REQUEST = sa.update(REQUESTS).where(
     _request.id == sa.bindparam('b_id'))
 #: Update a request by id while its status is one of ``b_statuses``.
 UPDATE_REQUEST_IN = UPDATE_REQUEST.where(_STATUS_IN)
+#: Update the requests of an attempt of one of ``b_statuses`` but those
+#: of the event ``b_kept_event`` and request ``b_id`` (``''``: none).
+UPDATE_ATTEMPT = sa.update(REQUESTS).where(
+    _request.node_uuid == sa.bindparam('b_uuid'),
+    _request.attempt == sa.bindparam('b_attempt'),
+    _request.event != sa.bindparam('b_kept_event'), _STATUS_IN,
+    _request.id != sa.bindparam('b_id'))
 COUNT_DELIVERY = UPDATE_REQUEST.values(deliveries=_request.deliveries + 1)
 DELIVERIES = sa.select(_request.deliveries).where(
     _request.id == sa.bindparam('b_id'))
@@ -70,7 +85,7 @@ _OF_ATTEMPT = (_request.node_uuid == sa.bindparam('b_uuid'),
                _request.event == sa.bindparam('b_event'),
                _request.attempt == sa.bindparam('b_attempt'))
 #: The newest request of an event of a node's attempt.
-NEWEST_REQUEST = (sa.select(models.Request).where(*_OF_ATTEMPT)
+NEWEST_REQUEST = (sa.select(REQUESTS).where(*_OF_ATTEMPT)
                   .order_by(_request.created_at.desc()).limit(1))
 #: The id of the newest such request of one of the ``b_statuses``.
 NEWEST_REQUEST_ID = (sa.select(_request.id).where(*_OF_ATTEMPT, _STATUS_IN)

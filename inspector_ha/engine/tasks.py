@@ -25,6 +25,7 @@ from inspector_ha.db import lookup
 from inspector_ha.db import models
 from inspector_ha.db import ledger
 from inspector_ha.db import nodes
+from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.ironic import node as ironic_node_mod
@@ -328,9 +329,8 @@ def _as_started(session: orm.Session, node: models.Node
     snapshot = ledger.payload(start).get('node') if start else None
     if snapshot is None:
         return None, None, None
-    macs = session.scalars(sa.select(models.Attribute.value).where(
-        models.Attribute.node_uuid == node.uuid,
-        models.Attribute.name == lookup.MAC)).all()
+    macs = session.scalars(sql.ATTRIBUTE_VALUES, {
+        'b_uuid': node.uuid, 'b_name': lookup.MAC}).all()
     ports = ledger.recorded(session, node.uuid, PORTS, node.attempt)
     return (ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
             None if ports is None else [ironic_client.Port(*port)

@@ -81,7 +81,6 @@ def _put_node(session, uuid, state, macs, bmcs, manage_boot):
         nodes.transition(session, node, event, target, ACTOR,
                          error='set up by a test'
                          if target == st.ERROR else None)
-        session.expire(node)
     nodes.add_attributes(session, uuid, 'mac', macs)
     nodes.add_attributes(session, uuid, 'bmc_address', bmcs)
 
