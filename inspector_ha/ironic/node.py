@@ -37,13 +37,14 @@ def ironic_fields(attributes: list[str]) -> str:
     return ','.join(FIELDS.get(name, name) for name in attributes)
 
 
-class Node:
-    """A read-only Ironic node; a field Ironic did not send is None."""
-
-    __slots__ = ('_values',)
+class Node(dict[str, Any]):
+    """A read-only Ironic node: a dict of every field by openstacksdk's
+    name (None where Ironic did not send it), read also as attributes,
+    and by Ironic's name as an item (``node['uuid']``), as openstacksdk's
+    resource (itself a dict) is."""
 
     def __init__(self, values: dict[str, Any]) -> None:
-        self._values = values
+        super().__init__((name, values.get(name)) for name in FIELDS)
 
     @classmethod
     def from_ironic(cls, body: dict[str, Any], ident: str) -> Node:
@@ -61,26 +62,28 @@ class Node:
     @classmethod
     def from_snapshot(cls, snapshot: dict[str, Any]) -> Node:
         """From :meth:`to_dict`'s output (openstacksdk's names)."""
-        return cls({name: value for name, value in snapshot.items()
-                    if name in FIELDS})
+        return cls(snapshot)
 
     def __getattr__(self, name: str) -> Any:
-        if name in FIELDS:
-            return self._values.get(name)
-        raise AttributeError(name)
+        try:
+            return dict.__getitem__(self, name)
+        except KeyError:
+            raise AttributeError(name) from None
 
     def __getitem__(self, name: str) -> Any:
-        try:
-            return getattr(self, name)
-        except AttributeError:
-            raise KeyError(name) from None
+        if not dict.__contains__(self, name):
+            name = ATTRIBUTES.get(name, name)
+        return dict.__getitem__(self, name)
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or name in ATTRIBUTES
 
     def to_dict(self, computed: bool = False, **_: Any) -> dict[str, Any]:
         """Every field by openstacksdk's name, as ``Node.to_dict(
         computed=False)`` gives it (a node has no computed field but
         ``location``, which is never recorded)."""
-        return {name: self._values.get(name) for name in FIELDS}
+        return dict(self)
 
     def __repr__(self) -> str:
         return 'Node(id=%r, provision_state=%r)' % (
-            self._values.get('id'), self._values.get('provision_state'))
+            self.get('id'), self.get('provision_state'))

@@ -4,6 +4,7 @@ redfish node without an address) and port listings of several pages;
 and a node read without openstacksdk's resources, compared with what
 openstacksdk's own ``get_node`` shows of it."""
 
+import json
 import threading
 
 import pytest
@@ -125,6 +126,12 @@ def test_a_node_reads_as_openstacksdks_resource_shows_it(odd_ironic,
         assert (node.id, node.is_maintenance, node.provision_state) == (
             uuid, False, 'enroll')
         assert node['driver_info'] == {'ipmi_address': '192.0.2.1'}
+        # NOTE: as a dict, and by Ironic's names, as openstacksdk's
+        # resource reads (upstream-style plugins may do either).
+        assert (node['uuid'], node.get('name')) == (uuid,
+                                                    'node.read-as-sdk')
+        assert 'driver_info' in node and 'maintenance' in node
+        assert json.loads(json.dumps(node))['extra'] == {'a': [1]}
 
 
 def test_a_node_read_with_fields_has_those_by_either_name(odd_ironic,
