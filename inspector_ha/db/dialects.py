@@ -8,7 +8,7 @@ insert), each built once per database and run with a dict of values.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -25,13 +25,15 @@ def insert_once(session: orm.Session, table: sa.Table,
     transaction fails with IntegrityError on MySQL and MariaDB, which
     read the key first: their ``INSERT IGNORE`` would also turn a data
     error into a warning)."""
-    statement = _built(session, 'insert_once', table, ())
-    if _dialect(session) in MYSQL:
-        if session.execute(statement[0], values).first() is not None:
+    dialect = session.get_bind().dialect.name
+    if dialect in MYSQL:
+        if session.execute(_built(dialect, _key_read, table),
+                           values).first() is not None:
             return False
-        session.execute(statement[1], values)
+        session.execute(_built(dialect, _plain_insert, table), values)
         return True
-    result = cast('sa.CursorResult[Any]', session.execute(statement, values))
+    result = cast('sa.CursorResult[Any]', session.execute(
+        _built(dialect, _insert_or_nothing, table), values))
     return result.rowcount == 1
 
 
@@ -39,33 +41,45 @@ def replace(session: orm.Session, table: sa.Table, values: dict[str, Any],
             keys: Sequence[str]) -> None:
     """Insert ``values``, or overwrite the other columns of the row whose
     ``keys`` columns have these values."""
-    session.execute(_built(session, 'replace', table, tuple(keys)), values)
+    dialect = session.get_bind().dialect.name
+    session.execute(_built(dialect, _upsert, table, tuple(keys)), values)
 
 
-#: Statements built once per (database, form, table, key columns).
-_BUILT: dict[tuple[str, str, str, tuple[str, ...]], Any] = {}
+#: SQLAlchemy's names of MySQL and MariaDB (``mysql+pymysql://``,
+#: ``mariadb+pymysql://``).
+MYSQL = ('mysql', 'mariadb')
+#: ``build(dialect, table, keys)``: a statement for one database.
+Builder = Callable[[str, sa.Table, tuple[str, ...]], Any]
+#: Statements built once per (database, builder, table, key columns).
+_BUILT: dict[tuple[str, Builder, str, tuple[str, ...]], Any] = {}
 
 
-def _built(session: orm.Session, form: str, table: sa.Table,
-           keys: tuple[str, ...]) -> Any:
-    dialect = _dialect(session)
-    key = (dialect, form, table.name, keys)
+def _built(dialect: str, build: Builder, table: sa.Table,
+           keys: tuple[str, ...] = ()) -> Any:
+    key = (dialect, build, table.name, keys)
     if key not in _BUILT:
-        _BUILT[key] = (_insert_once if form == 'insert_once' else
-                       _replace)(dialect, table, keys)
+        _BUILT[key] = build(dialect, table, keys)
     return _BUILT[key]
 
 
-def _insert_once(dialect: str, table: sa.Table,
-                 keys: tuple[str, ...]) -> Any:
-    if dialect in MYSQL:
-        return (sa.select(sa.literal(1)).where(*(
-            column == sa.bindparam(column.key)
-            for column in table.primary_key.columns)), sa.insert(table))
+def _key_read(dialect: str, table: sa.Table, keys: tuple[str, ...]) -> Any:
+    """Whether a row has the primary key of the values given."""
+    return sa.select(sa.literal(1)).where(*(
+        column == sa.bindparam(column.key)
+        for column in table.primary_key.columns))
+
+
+def _plain_insert(dialect: str, table: sa.Table,
+                  keys: tuple[str, ...]) -> Any:
+    return sa.insert(table)
+
+
+def _insert_or_nothing(dialect: str, table: sa.Table,
+                       keys: tuple[str, ...]) -> Any:
     return _module(dialect).insert(table).on_conflict_do_nothing()
 
 
-def _replace(dialect: str, table: sa.Table, keys: tuple[str, ...]) -> Any:
+def _upsert(dialect: str, table: sa.Table, keys: tuple[str, ...]) -> Any:
     rest = [column.key for column in table.c if column.key not in keys]
     if dialect in MYSQL:
         statement = mysql.insert(table)
@@ -75,15 +89,6 @@ def _replace(dialect: str, table: sa.Table, keys: tuple[str, ...]) -> Any:
     return statement.on_conflict_do_update(
         index_elements=list(keys),
         set_={name: statement.excluded[name] for name in rest})
-
-
-#: SQLAlchemy's names of MySQL and MariaDB (``mysql+pymysql://``,
-#: ``mariadb+pymysql://``).
-MYSQL = ('mysql', 'mariadb')
-
-
-def _dialect(session: orm.Session) -> str:
-    return session.get_bind().dialect.name
 
 
 def _module(dialect: str) -> Any:

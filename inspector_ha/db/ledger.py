@@ -186,12 +186,9 @@ def count_delivery(session: orm.Session, request_id: str) -> int:
     """Count one more delivery; return the new count (0 if unknown)."""
     which = {'b_id': request_id}
     if session.get_bind().dialect.update_returning:
-        return session.scalar(_COUNT_RETURNING, which) or 0
+        return session.scalar(sql.COUNT_DELIVERY_RETURNING, which) or 0
     session.execute(sql.COUNT_DELIVERY, which)
     return session.scalar(sql.DELIVERIES, which) or 0
-
-
-_COUNT_RETURNING = sql.COUNT_DELIVERY.returning(sql.REQUESTS.c.deliveries)
 
 
 def stale(session: orm.Session, older_than: float,
