@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 
 from inspector_ha.common import lifecycle as lifecycle_mod
@@ -26,7 +27,11 @@ LOG = logging.getLogger(__name__)
 
 
 class LeaderLoop(threading.Thread):
-    """Runs ``job(fence)`` every ``period`` while leading ``election``.
+    """Runs ``job(fence)`` every ``period`` while leading ``election``,
+    at a fixed rate: a run starts one period after the last one started
+    (at once when that one took longer), as futurist's periodic workers
+    schedule upstream's, so a slow run does not stretch the period that
+    other members count on (the black-list lister's, for one).
 
     ``fence(session)`` must be called first in every transaction of
     ``job`` that writes. ``lifecycle`` is the process's stop flag and
@@ -71,9 +76,11 @@ class LeaderLoop(threading.Thread):
         metrics.LEADER_EPOCH.labels(self.job_name).set(epoch)
         try:
             while not self._life.stop.is_set() and not self.reset.is_set():
+                began = time.monotonic()
                 if not self._run_once():
                     return
-                self.reset.wait(self._period)
+                self.reset.wait(max(0.0, began + self._period
+                                    - time.monotonic()))
         finally:
             metrics.LEADER_EPOCH.labels(self.job_name).set(0)
 
