@@ -21,6 +21,7 @@ from oslo_utils import uuidutils
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.ironic import node as node_mod
+from inspector_ha.ironic import transport as transport_mod
 
 LOG = logging.getLogger(__name__)
 GROUP = 'ironic'
@@ -70,6 +71,7 @@ class Ironic:
         self._conn = conn
         self._policy = policy
         self._baremetal = None
+        self._transport = None
         self._discovering = threading.Lock()
 
     def _method(self, name):
@@ -84,7 +86,10 @@ class Ironic:
         if self._baremetal is None:
             with self._discovering:
                 if self._baremetal is None:
-                    self._baremetal = self._conn.baremetal
+                    baremetal = self._conn.baremetal
+                    if transport_mod.usable(baremetal):
+                        self._transport = transport_mod.Transport(baremetal)
+                    self._baremetal = baremetal
         return self._baremetal
 
     def _call(self, name, *args, **kwargs):
@@ -106,17 +111,22 @@ class Ironic:
         finally:
             metrics.IRONIC_CALLS.labels(name, result).inc()
 
-    def _request(self, name, method, path, **kwargs):
-        """One REST call on the baremetal adapter (keystoneauth: the same
-        session, endpoint and microversion as ``conn.baremetal``'s
+    def _request(self, name, method, path, params=None, json=None):
+        """One REST call on the baremetal endpoint (keystoneauth's: the
+        same session, endpoint and microversion as ``conn.baremetal``'s
         methods) without openstacksdk's resource layer, for the calls of
         every introspection whose answer is JSON the facade reads itself;
-        errors are openstacksdk's exceptions, as from its methods."""
+        errors are openstacksdk's exceptions, as from its methods. Over
+        :mod:`inspector_ha.ironic.transport` where it is usable."""
         def once():
+            baremetal = self._adapter()
+            if self._transport is not None:
+                return self._transport.call(method, path, params, json)
             # NOTE: keystoneauth's request, not openstacksdk's override of
             # it (cache bookkeeping and statistics it keeps for nothing).
             response = adapter.Adapter.request(
-                self._adapter(), path, method, raise_exc=False, **kwargs)
+                baremetal, path, method, raise_exc=False, params=params,
+                json=json)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
         return self._measured(name, once)

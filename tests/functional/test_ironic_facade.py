@@ -158,7 +158,35 @@ def test_a_node_snapshot_reads_back_as_the_same_node(odd_ironic, facade):
 
 def test_an_unknown_node_is_not_found_and_a_bad_name_is_a_bad_request(
         facade):
-    with pytest.raises(client.NotFound):
-        facade.get_node('4a1b3c56-0000-4000-8000-000000000000')
+    missing = '4a1b3c56-0000-4000-8000-000000000000'
+    with pytest.raises(client.NotFound) as not_found:
+        facade.get_node(missing)
+    assert 'Node %s could not be found' % missing in str(not_found.value)
+    assert not_found.value.status_code == 404
     with pytest.raises(client.BadRequest):
         facade.get_node('bad!name')
+
+
+def _connection(facade):
+    return facade._transport._local.connection
+
+
+def test_one_threads_calls_share_a_kept_alive_connection(odd_ironic,
+                                                         facade):
+    uuid = odd_ironic.create_node()
+    facade.get_node(uuid)
+    socket = _connection(facade).sock
+    facade.set_pxe_boot(uuid)
+    facade.patch_node(uuid, [{'op': 'add', 'path': '/extra/kept',
+                              'value': 'alive'}])
+    assert facade.get_node(uuid).extra == {'kept': 'alive'}
+    assert _connection(facade).sock is socket
+
+
+def test_a_call_after_ironic_restarted_opens_a_new_connection(
+        odd_ironic, facade):
+    uuid = odd_ironic.create_node()
+    facade.get_node(uuid)
+    odd_ironic.stop()
+    odd_ironic.start()
+    assert facade.get_node(uuid).id == uuid

@@ -1,0 +1,151 @@
+"""Ironic's REST calls over one kept-alive ``http.client`` connection per
+thread, for the calls of every introspection.
+
+requests (under keystoneauth) costs about 0.9 ms of CPU per call on the
+2-core benchmark machine, a bare ``http.client`` call 0.3 ms
+(``benchmarks/results/2026-11-25-own-cpu.md``): seven calls per
+introspection. keystoneauth still owns what it is for: the endpoint (the
+catalog or ``endpoint_override``, after version discovery), the auth
+headers (a token it renews; on a 401 it is invalidated and the call made
+once more, as keystoneauth's session does) and the microversion. Only a
+plain ``http://`` endpoint reached without a proxy takes this path; TLS
+and proxies stay with requests (:func:`usable`).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import urllib.parse
+from typing import Any
+
+from keystoneauth1 import exceptions as ks_exc
+import requests
+from openstack import exceptions as sdk_exc
+
+from inspector_ha.coordination import releases
+
+#: Errors of a connection kept alive that the server closed meanwhile:
+#: the call is made once more on a new connection.
+DROPPED = (http.client.RemoteDisconnected, ConnectionResetError,
+           BrokenPipeError)
+USER_AGENT = 'inspector-ha/%s http.client' % releases.CURRENT
+
+
+def usable(adapter: Any) -> bool:
+    """Whether the baremetal ``adapter``'s calls can take this path: a
+    plain HTTP endpoint, and requests not told to read the environment
+    (a proxy variable is set)."""
+    return (not adapter.session.session.trust_env and
+            urllib.parse.urlsplit(adapter.get_endpoint() or '').scheme ==
+            'http')
+
+
+class Transport:
+    """Calls on the baremetal endpoint of keystoneauth's ``adapter``
+    (``path`` relative to it, as the adapter's own), answered as JSON or
+    raised as openstacksdk's exceptions (as its methods would)."""
+
+    def __init__(self, adapter: Any) -> None:
+        self._adapter = adapter
+        endpoint = urllib.parse.urlsplit(adapter.get_endpoint())
+        self._address = (endpoint.hostname or '', endpoint.port or 80)
+        self._base = endpoint.path.rstrip('/')
+        self._url = endpoint.geturl().rstrip('/')
+        self._timeout = adapter.session.timeout
+        microversion = adapter.default_microversion
+        self._headers = {'Accept': 'application/json',
+                         'User-Agent': USER_AGENT}
+        if microversion:
+            self._headers.update({
+                'OpenStack-API-Version': 'baremetal %s' % microversion,
+                'X-OpenStack-Ironic-API-Version': microversion})
+        self._local = threading.local()
+
+    def call(self, method: str, path: str, params: dict[str, str] | None,
+             body: Any = None) -> Any:
+        """``method`` on ``path`` with query ``params`` and JSON
+        ``body``: the answer's JSON (None if empty)."""
+        if params:
+            path += '?' + urllib.parse.urlencode(params)
+        payload = None if body is None else json.dumps(body).encode()
+        headers = dict(self._headers)
+        if payload is not None:
+            headers['Content-Type'] = 'application/json'
+        status, reason, answer, data = self._authenticated(
+            method, path, payload, headers)
+        if status >= 400:
+            _raise(method, self._url + path, status, reason, answer, data)
+        return json.loads(data) if data else None
+
+    def _authenticated(self, method: str, path: str, payload: bytes | None,
+                       headers: dict[str, str]) -> tuple[int, str, Any,
+                                                         bytes]:
+        session, auth = self._adapter.session, self._adapter.auth
+        answer = self._sent(method, path, payload, dict(
+            headers, **(session.get_auth_headers(auth) or {})))
+        if answer[0] == 401 and auth is not None:
+            session.invalidate(auth)
+            answer = self._sent(method, path, payload, dict(
+                headers, **(session.get_auth_headers(auth) or {})))
+        return answer
+
+    def _sent(self, method: str, path: str, payload: bytes | None,
+              headers: dict[str, str]) -> tuple[int, str, Any, bytes]:
+        connection = getattr(self._local, 'connection', None)
+        if connection is not None:
+            try:
+                return self._exchange(connection, method, path, payload,
+                                      headers)
+            except DROPPED:
+                connection.close()
+        self._local.connection = connection = http.client.HTTPConnection(
+            *self._address, timeout=self._timeout)
+        return self._exchange(connection, method, path, payload, headers,
+                              fresh=True)
+
+    def _exchange(self, connection: http.client.HTTPConnection,
+                  method: str, path: str, payload: bytes | None,
+                  headers: dict[str, str], fresh: bool = False
+                  ) -> tuple[int, str, Any, bytes]:
+        try:
+            connection.request(method, self._base + path, payload, headers)
+            response = connection.getresponse()
+            data = response.read()
+        except DROPPED:
+            if fresh:
+                connection.close()
+                raise _failure(self._url, 'closed by Ironic') from None
+            raise
+        except socket.timeout:
+            connection.close()
+            raise ks_exc.ConnectTimeout('Ironic at %s did not answer in '
+                                        '%s s' % (self._url, self._timeout))
+        except (OSError, http.client.HTTPException) as exc:
+            connection.close()
+            raise _failure(self._url, exc) from None
+        if response.will_close:
+            connection.close()
+        return response.status, response.reason, response.headers, data
+
+
+def _failure(url: str, why: Any) -> ks_exc.ConnectFailure:
+    return ks_exc.ConnectFailure('Unable to establish connection to %s: '
+                                 '%s' % (url, why))
+
+
+def _raise(method: str, url: str, status: int, reason: str, headers: Any,
+           data: bytes) -> None:
+    """openstacksdk's exception for an error answer, with its message
+    (it reads a requests response; one is made for it)."""
+    response = requests.Response()
+    response.status_code = status
+    response.reason = reason
+    response.headers = requests.structures.CaseInsensitiveDict(
+        headers.items())
+    response._content = data
+    response.url = url
+    response.request = requests.Request(method, url).prepare()
+    sdk_exc.raise_from_response(response)
