@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from oslo_utils import strutils
 import sqlalchemy as sa
@@ -25,6 +25,7 @@ from inspector_ha.db import lookup
 from inspector_ha.db import models
 from inspector_ha.db import ledger
 from inspector_ha.db import nodes
+from inspector_ha.db import rules as rules_db
 from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
@@ -87,7 +88,7 @@ class Tasks:
 
     def run(self, event: str, to_state: str, node: models.Node,
             request: models.Request | None,
-            prepared: Processed | None = None) -> Outcome:
+            prepared: Prepared | None = None) -> Outcome:
         """Run the task bound to ``event`` into ``to_state``, if any, with
         what :meth:`prepare` recorded."""
         task = self._bound.get((event, to_state))
@@ -111,11 +112,12 @@ class Tasks:
             return st.FAIL, 'Unexpected error: %s' % exc
 
     def introspect(self, node: models.Node, request: models.Request | None,
-                   prepared: Processed | None = None) -> Outcome:
-        ports = self._ironic.ports(node.uuid)
-        macs = [port.address for port in ports]
-        self._store.transaction(_record_ports, node, macs, ports)
-        self._announce('add', node.uuid, macs)
+                   prepared: Listed) -> Outcome:
+        """Announce the MACs :meth:`prepare` listed (and recorded with the
+        transition), set PXE boot and power on (once per attempt)."""
+        if prepared.error is not None:
+            return st.FAIL, prepared.error
+        self._announce('add', node.uuid, prepared.macs)
         if node.manage_boot is not False:
             self._ironic.set_pxe_boot(node.uuid, persistent=self._persistent(
                 node, request))
@@ -167,18 +169,20 @@ class Tasks:
                 bool(ironic_node.target_power_state))
 
     def prepare(self, event: str, to_state: str, node: models.Node,
-                request: models.Request) -> Processed | None:
+                request: models.Request) -> Prepared | None:
         """Work done before the transition commits, recorded in its
-        transaction: a :class:`Processed` for ``waiting -> processing``
-        (hooks and rules run here, once), else None."""
+        transaction: the node's ports (:class:`Listed`) for a start, a
+        :class:`Processed` for ``waiting -> processing`` (hooks and rules
+        run here, once), else None."""
+        if (event, to_state) == (st.START, st.STARTING):
+            return self._listed(node)
         if (event, to_state) != (st.PROCESS, st.PROCESSING):
             return None
-        snapshot, macs, ports = self._store.transaction(_as_started, node)
+        started = self._store.transaction(_as_started, node)
         data = ledger.payload(request)
         logs = ramdisk_logs.take(data)
         try:
-            changes, ironic_node = self._changes(node, data, snapshot, macs,
-                                                 ports)
+            changes, ironic_node = self._changes(node, data, started)
         except (retry.BackendUnavailable, retry.Interrupted):
             raise
         except (base.HookError, ironic_client.Error) as exc:
@@ -195,6 +199,21 @@ class Tasks:
                              ironic_client.ACTIVE_STATES)
         changes.power_off_optional = ironic_node.provision_state == 'enroll'
         return Processed(changes, data, self._data_store)
+
+    def _listed(self, node: models.Node) -> Listed:
+        """The node's Ironic ports, or why they could not be listed (the
+        start then fails with it, as upstream's)."""
+        try:
+            return Listed(self._ironic.ports(node.uuid))
+        except (retry.BackendUnavailable, retry.Interrupted):
+            raise
+        except ironic_client.Error as exc:
+            LOG.warning('Listing the ports of node %s failed: %s', node.uuid,
+                        exc)
+            return Listed(error=str(exc))
+        except Exception as exc:
+            LOG.exception('Listing the ports of node %s crashed', node.uuid)
+            return Listed(error='Unexpected error: %s' % exc)
 
     def _failed(self, node: models.Node, data: dict[str, Any],
                 logs: str | None, error: str) -> Processed:
@@ -254,13 +273,13 @@ class Tasks:
             not ironic_node.target_power_state))
 
     def abort(self, node: models.Node, request: models.Request | None,
-              prepared: Processed | None = None) -> Outcome:
+              prepared: Prepared | None = None) -> Outcome:
         if node.manage_boot is not False:
             self._ironic.power_off(node.uuid)
         return st.ABORT_END, CANCELED
 
     def reapply(self, node: models.Node, request: models.Request,
-                prepared: Processed | None = None) -> Outcome:
+                prepared: Prepared | None = None) -> Outcome:
         """Process the request's unprocessed data again; never power off.
 
         Runs every ``before_processing`` hook (a failure ends in error),
@@ -282,22 +301,53 @@ class Tasks:
         return st.FINISH, None
 
     def _changes(self, node: models.Node, data: dict[str, Any],
-                 snapshot: Any = None, macs: list[str] | None = None,
-                 ports: list[ironic_client.Port] | None = None
+                 started: Started | None = None
                  ) -> tuple[changes_mod.Changes, Any]:
         """``(Changes, Ironic node)``: the hooks' and rules' changes.
 
-        ``snapshot`` and ``macs``, the node and its port MACs as they were
-        when the introspection started, spare two Ironic calls; without
-        them (reapply, discovery) they are read from Ironic.
+        ``started``'s node and port MACs, as they were when the
+        introspection started, spare two Ironic calls; where they were
+        not recorded (reapply, discovery, a start by 0.1.0) they are
+        read from Ironic.
         """
-        ironic_node = snapshot or self._ironic.get_node(node.uuid)
+        if started is None:
+            started = Started(rules=self._store.transaction(
+                rules_db.list_all))
+        ironic_node = started.snapshot or self._ironic.get_node(node.uuid)
+        macs = started.macs
         if macs is None:
             macs = self._ironic.port_macs(node.uuid)
-        context = base.NodeContext(self._ironic, ironic_node, macs, ports)
+        context = base.NodeContext(self._ironic, ironic_node, macs,
+                                   started.ports)
         self._pipeline.before_update(data, context)
-        rules.apply(self._store, context, data)
+        rules.apply(started.rules, context, data)
         return context.changes(), ironic_node
+
+
+class Prepared(Protocol):
+    """What :meth:`Tasks.prepare` gives: recorded in the transaction of
+    the transition it was prepared for."""
+
+    def record(self, session: orm.Session, node: models.Node) -> None: ...
+
+
+class Listed:
+    """A start's preparation: the node's Ironic ports (or the ``error``
+    listing them met), recorded with the start's transition: the MACs
+    for lookup and the ports for processing (:func:`_record_ports`)."""
+
+    def __init__(self, ports: list[ironic_client.Port] | None = None,
+                 error: str | None = None) -> None:
+        self.ports = ports or []
+        self.error = error
+
+    @property
+    def macs(self) -> list[str]:
+        return [port.address for port in self.ports]
+
+    def record(self, session: orm.Session, node: models.Node) -> None:
+        if self.error is None:
+            _record_ports(session, node, self.macs, self.ports)
 
 
 class Processed:
@@ -319,22 +369,33 @@ class Processed:
             self._data_store.save(session, node.uuid, self._data, True)
 
 
-def _as_started(session: orm.Session, node: models.Node
-                ) -> tuple[Any, list[str] | None,
-                           list[ironic_client.Port] | None]:
-    """``(Ironic node snapshot, MACs, ports)`` recorded when this attempt
-    started (by the API and by :meth:`Tasks.introspect`); each None when
-    not recorded (the ports: by a worker of 0.1.0)."""
+class Started(NamedTuple):
+    """What processing reads of an attempt in one transaction: the
+    Ironic node snapshot, MACs and ports recorded when it started (by
+    the API and by :meth:`Tasks.introspect`; each None when not
+    recorded, the ports by a worker of 0.1.0), and every rule."""
+
+    snapshot: Any = None
+    macs: list[str] | None = None
+    ports: list[ironic_client.Port] | None = None
+    rules: list[dict[str, Any]] = []
+
+
+def _as_started(session: orm.Session, node: models.Node) -> Started:
+    """The attempt of ``node`` as it started, and the rules."""
+    every_rule = rules_db.list_all(session)
     start = ledger.newest(session, node.uuid, st.START, node.attempt)
     snapshot = ledger.payload(start).get('node') if start else None
     if snapshot is None:
-        return None, None, None
+        return Started(rules=every_rule)
     macs = session.scalars(sql.ATTRIBUTE_VALUES, {
         'b_uuid': node.uuid, 'b_name': lookup.MAC}).all()
     ports = ledger.recorded(session, node.uuid, PORTS, node.attempt)
-    return (ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
-            None if ports is None else [ironic_client.Port(*port)
-                                        for port in ports['ports']])
+    return Started(
+        ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
+        None if ports is None else [ironic_client.Port(*port)
+                                    for port in ports['ports']],
+        every_rule)
 
 
 def _claim(store: db_api.Store, node: models.Node, effect: str) -> str:

@@ -297,7 +297,7 @@ def _parked(request: Request, node: Node | None) -> bool:
 
 def _save(session: orm.Session, node: Node, request: Request, to_state: str,
           actor: str, error: str | None,
-          prepared: tasks_mod.Processed | None = None
+          prepared: tasks_mod.Prepared | None = None
           ) -> tuple[Node, float | None]:
     """Commit the transition, mark the request applied and record what
     the task prepared for it: ``(node as saved, seconds in the state it

@@ -23,14 +23,15 @@ SCOPE_PROPERTY = 'inspection_scope'
 validate = schema.validate
 
 
-def apply(store, context, data):
-    """Apply every rule to the node of ``context`` (a processing
-    ``NodeContext``) and the processed ``data``: the changes (patches,
-    traits, interface reset) join those ``context`` collected.
+def apply(rules, context, data):
+    """Apply ``rules`` (every rule, as ``rules_db.list_all`` reads them,
+    in the transaction of the processing's other reads) to the node of
+    ``context`` (a processing ``NodeContext``) and the processed
+    ``data``: the changes (patches, traits, interface reset) join those
+    ``context`` collected.
 
     :raises HookError: a ``fail`` action, or a rule that cannot be run.
     """
-    rules = store.transaction(rules_db.list_all)
     if not rules:
         return
     target = target_mod.NodeTarget(

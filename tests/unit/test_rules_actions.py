@@ -195,7 +195,7 @@ def _context(ironic, **properties):
 def _send(store, ironic, context):
     """Apply the rules, then send every change collected, as a worker
     does; return the calls made."""
-    engine.apply(store, context, DATA)
+    engine.apply(store.transaction(rules_db.list_all), context, DATA)
     changes.apply(ironic, context.uuid, context.changes())
     return ironic.calls
 
@@ -232,7 +232,7 @@ def test_rules_see_the_node_as_the_hooks_left_it(store, plugins):
     ironic = RecordingIronic()
     context = _context(ironic, cpus='2')
     context.set_property('cpus', '8')
-    engine.apply(store, context, DATA)
+    engine.apply(store.transaction(rules_db.list_all), context, DATA)
     assert context.traits == [('add', 'CUSTOM_8')]
 
 
@@ -256,7 +256,7 @@ def test_all_conditions_are_checked_before_any_action_runs(store, plugins):
           [{'op': 'is-empty', 'field': 'node://properties.capabilities'}])
     ironic = RecordingIronic()
     context = _context(ironic)
-    engine.apply(store, context, DATA)
+    engine.apply(store.transaction(rules_db.list_all), context, DATA)
     assert context.patches[-1]['value'] == 'a:1,b:2'
 
 

@@ -103,7 +103,8 @@ def test_upstream_rule_plugins_validate_check_and_act(store):
         node = sdk_node.Node(id=hooktools.UUID, driver='fake-hardware',
                              properties={})
         context = base.NodeContext(hooktools.RecordingIronic(), node, [])
-        engine.apply(store, context, {'cpu_arch': 'x86_64', 'cpus': 8})
+        engine.apply(store.transaction(rules_db.list_all), context,
+                     {'cpu_arch': 'x86_64', 'cpus': 8})
         store.transaction(rules_db.delete, uuid)
         expected = [{'op': 'add', 'path': '/properties/upstream_tag',
                      'value': 'cpus-8'}] if applied else []
