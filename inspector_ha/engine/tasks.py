@@ -168,17 +168,30 @@ class Tasks:
         return (ironic_node.power_state == 'power on' or
                 bool(ironic_node.target_power_state))
 
+    def read_ahead(self, session: orm.Session, request: models.Request,
+                   node: models.Node) -> Started | None:
+        """What :meth:`prepare` reads for ``request``, read in the
+        transaction that counts its delivery: the attempt as started and
+        the rules, for ramdisk data the node is to process."""
+        if st.target(node.state, request.event) == st.PROCESSING:
+            return _as_started(session, node)
+        return None
+
     def prepare(self, event: str, to_state: str, node: models.Node,
-                request: models.Request) -> Prepared | None:
+                request: models.Request, ahead: Started | None = None
+                ) -> Prepared | None:
         """Work done before the transition commits, recorded in its
         transaction: the node's ports (:class:`Listed`) for a start, a
         :class:`Processed` for ``waiting -> processing`` (hooks and rules
-        run here, once), else None."""
+        run here, once, from ``ahead``, what :meth:`read_ahead` read, or
+        read now), else None."""
         if (event, to_state) == (st.START, st.STARTING):
             return self._listed(node)
         if (event, to_state) != (st.PROCESS, st.PROCESSING):
             return None
-        started = self._store.transaction(_as_started, node)
+        started = ahead
+        if started is None:
+            started = self._store.transaction(_as_started, node)
         data = ledger.payload(request)
         logs = ramdisk_logs.take(data)
         try:

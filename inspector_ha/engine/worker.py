@@ -25,7 +25,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -131,8 +131,8 @@ class Worker:
         """Apply request ``request_id`` holding the lock of node
         ``locked``. Read under the lock: a delivery that finished while
         this one waited for the lock has already done the work."""
-        request, deliveries, node = self._store.transaction(
-            _count_delivery, request_id, locked)
+        request, deliveries, node, ahead = self._store.transaction(
+            _count_delivery, request_id, locked, self._tasks.read_ahead)
         if request is None or request.status not in ledger.OPEN:
             return True
         logctx.bind(request)
@@ -153,9 +153,10 @@ class Worker:
             return self._delete(request)
         if node is None or request.attempt not in (None, node.attempt):
             return self._reject(request, 'stale: node gone or restarted')
-        return self._advance(request, node)
+        return self._advance(request, node, ahead)
 
-    def _advance(self, request: Request, node: Node) -> bool:
+    def _advance(self, request: Request, node: Node,
+                 ahead: tasks_mod.Started | None = None) -> bool:
         if (request.status == ledger.APPLIED and
                 st.is_deja_vu(node.state, request.event)):
             follow_up = self._tasks.resume_processing(node)
@@ -172,7 +173,7 @@ class Worker:
             error = tasks_mod.error_for(request.event, node.state,
                                         ledger.payload(request))
         prepared = self._tasks.prepare(request.event, to_state, node,
-                                       request)
+                                       request, ahead)
         try:
             saved, stayed = self._store.transaction(
                 _save, node, request, to_state, self._actor, error, prepared)
@@ -270,22 +271,38 @@ class Worker:
         return True
 
 
-def _count_delivery(session: orm.Session, request_id: str, locked: str
-                    ) -> tuple[Request | None, int, Node | None]:
-    """``(request, deliveries, node)``; an open request's delivery is
-    counted (a closed one's is not: there is nothing left to do; nor is
-    a parked one's, which came too early to fail, nor one of another node
-    than ``locked``, which is read again under its own node's lock).
-    ``(None, 0, None)`` for a request that is not (or no longer) in the
-    ledger."""
+class Delivered(NamedTuple):
+    """A delivered request as read under its node's lock."""
+
+    request: Request | None
+    deliveries: int = 0
+    node: Node | None = None
+    #: What the task's preparation reads, read in the same transaction
+    #: (:meth:`inspector_ha.engine.tasks.Tasks.read_ahead`).
+    ahead: tasks_mod.Started | None = None
+
+
+def _count_delivery(session: orm.Session, request_id: str, locked: str,
+                    read_ahead: Callable[[orm.Session, Request, Node],
+                                         tasks_mod.Started | None]
+                    ) -> Delivered:
+    """The request, its deliveries, its node and what its task will read
+    (``read_ahead``); an open request's delivery is counted (a closed
+    one's is not: there is nothing left to do; nor is a parked one's,
+    which came too early to fail, nor one of another node than
+    ``locked``, which is read again under its own node's lock). Only
+    None for a request that is not (or no longer) in the ledger."""
     request = ledger.get(session, request_id)
     if (request is None or request.status not in ledger.OPEN or
             request.node_uuid != locked):
-        return request, 0, None
+        return Delivered(request)
     node = nodes.get(session, request.node_uuid)
+    if node is None:
+        return Delivered(request, ledger.count_delivery(session, request_id))
     if _parked(request, node):
-        return request, 0, node
-    return request, ledger.count_delivery(session, request_id), node
+        return Delivered(request, 0, node)
+    return Delivered(request, ledger.count_delivery(session, request_id),
+                     node, read_ahead(session, request, node))
 
 
 def _parked(request: Request, node: Node | None) -> bool:
