@@ -45,6 +45,22 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store,
     return request_id
 
 
+def looked_up(session, macs, bmcs, found, record):
+    """The node under introspection ramdisk data with ``macs`` and
+    ``bmcs`` is for, told to ``found(uuid)`` (even if recording fails),
+    and what ``record(session, uuid)`` records for it: ``(uuid, request
+    id)``, or ``(None, None)`` when no node matches.
+
+    :raises lookup.Ambiguous: several nodes match equally well.
+    """
+    try:
+        uuid = lookup.find(session, macs, bmcs)
+    except lookup.NotFound:
+        return None, None
+    found(uuid)
+    return uuid, record(session, uuid)
+
+
 def process(session, uuid, data, raw, data_store, early=True):
     """Accept ramdisk data; a retried post reuses the open request.
 

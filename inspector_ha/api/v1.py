@@ -1,6 +1,7 @@
 """The v1 endpoints of the introspection path."""
 
 import copy
+import functools
 import logging
 
 import flask
@@ -105,36 +106,38 @@ class V1:
 
     def _continue(self, data, logs):
         """Record the post; ``logs`` (or None) go to the worker, which
-        saves them if processing fails."""
+        saves them if processing fails. The lookup and the request are
+        one transaction."""
         raw = copy.deepcopy(data)
         failures = self._pipeline.before_processing(data)
-        uuid = flask.g.ramdisk_node = self._lookup(data)
+        if failures:
+            event = st.FAIL
+            record = functools.partial(_failed, base.pre_hooks_failed(
+                failures))
+        else:
+            event = st.PROCESS
+            early = self._releases.allows(intake.PARKING_RELEASE)
+            # NOTE: workers of 0.1.0 would keep the logs in the data.
+            carried = (ramdisk_logs.carry(self._conf, data, logs) if early
+                       else data)
+            record = functools.partial(intake.process, data=carried,
+                                       raw=raw, data_store=self._data_store,
+                                       early=early)
+        uuid, request_id = self._lookup(data, record)
         if uuid is None:
             return self._not_in_cache(data, raw, failures)
+        self._publish(request_id, uuid, event)
         if failures:
-            message = base.pre_hooks_failed(failures)
-            request_id = self._tx(intake.event, uuid, st.FAIL,
-                                  {'error': message})
-            self._publish(request_id, uuid, st.FAIL)
-            raise errors.ApiError(message, 400)
-        early = self._releases.allows(intake.PARKING_RELEASE)
-        if early:
-            # NOTE: workers of 0.1.0 would keep the logs in the data.
-            data = ramdisk_logs.carry(self._conf, data, logs)
-        request_id = self._tx(intake.process, uuid, data, raw,
-                              self._data_store, early)
-        self._publish(request_id, uuid, st.PROCESS)
+            raise errors.ApiError(base.pre_hooks_failed(failures), 400)
         return flask.jsonify({'uuid': uuid})
 
-    def _lookup(self, data):
-        """The UUID of the node under introspection the data is for, or
-        None."""
-        macs = interfaces.lookup_macs(data)
-        bmcs = interfaces.lookup_bmcs(data)
+    def _lookup(self, data, record):
+        """``(UUID, request id)``: the node under introspection the data
+        is for, and what ``record(session, uuid)`` recorded for it, in
+        the lookup's transaction; ``(None, None)`` when none matches."""
         try:
-            return self._tx(lookup.find, macs, bmcs)
-        except lookup.NotFound:
-            return None
+            return self._tx(intake.looked_up, interfaces.lookup_macs(data),
+                            interfaces.lookup_bmcs(data), _found, record)
         except lookup.Ambiguous as exc:
             raise errors.ApiError(str(exc), 400) from None
 
@@ -222,6 +225,16 @@ def _manage_boot(conf):
                               'installation cannot manage boot '
                               '(can_manage_boot set to False)')
     return manage_boot
+
+
+def _found(uuid):
+    """The node ramdisk data is for, named in its logs' file name."""
+    flask.g.ramdisk_node = uuid
+
+
+def _failed(message, session, uuid):
+    """An ``error`` request: the pre-processing hooks failed."""
+    return intake.event(session, uuid, st.FAIL, {'error': message})
 
 
 def json_object():
