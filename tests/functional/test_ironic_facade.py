@@ -167,20 +167,20 @@ def test_an_unknown_node_is_not_found_and_a_bad_name_is_a_bad_request(
         facade.get_node('bad!name')
 
 
-def _connection(facade):
-    return facade._transport._local.connection
+def _idle_sockets(facade):
+    return [connection.sock for connection in facade._transport._idle.queue]
 
 
-def test_one_threads_calls_share_a_kept_alive_connection(odd_ironic,
-                                                         facade):
+def test_calls_one_after_another_share_one_kept_alive_connection(
+        odd_ironic, facade):
     uuid = odd_ironic.create_node()
     facade.get_node(uuid)
-    socket = _connection(facade).sock
+    [socket] = _idle_sockets(facade)
     facade.set_pxe_boot(uuid)
     facade.patch_node(uuid, [{'op': 'add', 'path': '/extra/kept',
                               'value': 'alive'}])
     assert facade.get_node(uuid).extra == {'kept': 'alive'}
-    assert _connection(facade).sock is socket
+    assert _idle_sockets(facade) == [socket]
 
 
 def test_a_call_after_ironic_restarted_opens_a_new_connection(
