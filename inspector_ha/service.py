@@ -25,6 +25,7 @@ from inspector_ha.engine import leadership
 from inspector_ha.engine import periodic
 from inspector_ha.engine import tasks
 from inspector_ha.engine import throttle
+from inspector_ha.engine import watch as watch_mod
 from inspector_ha.engine import worker
 from inspector_ha.firewall import base as firewall_base
 from inspector_ha.firewall import bus as firewall_bus
@@ -131,7 +132,7 @@ class Service:
         broker = None if probe is None else (probe, retry.RetryPolicy(
             'queue', conf.queue.retry_count, conf.queue.retry_timeout,
             self.stop, (queue.BrokerUnreachable,)))
-        return worker.Watch(self.store, broker, self.lifecycle,
+        return watch_mod.Watch(self.store, broker, self.lifecycle,
                             conf.worker, hard_exit)
 
     def election(self, name):

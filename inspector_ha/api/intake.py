@@ -45,7 +45,7 @@ def start(session, uuid, manage_boot, bmc_addresses, actor, data_store,
     return request_id
 
 
-def looked_up(session, macs, bmcs, found, record):
+def find_and_record(session, macs, bmcs, found, record):
     """The node under introspection ramdisk data with ``macs`` and
     ``bmcs`` is for, told to ``found(uuid)`` (even if recording fails),
     and what ``record(session, uuid)`` records for it: ``(uuid, request

@@ -110,19 +110,7 @@ class V1:
         one transaction."""
         raw = copy.deepcopy(data)
         failures = self._pipeline.before_processing(data)
-        if failures:
-            event = st.FAIL
-            record = functools.partial(_failed, base.pre_hooks_failed(
-                failures))
-        else:
-            event = st.PROCESS
-            early = self._releases.allows(intake.PARKING_RELEASE)
-            # NOTE: workers of 0.1.0 would keep the logs in the data.
-            carried = (ramdisk_logs.carry(self._conf, data, logs) if early
-                       else data)
-            record = functools.partial(intake.process, data=carried,
-                                       raw=raw, data_store=self._data_store,
-                                       early=early)
+        event, record = self._recorder(data, raw, logs, failures)
         uuid, request_id = self._lookup(data, record)
         if uuid is None:
             return self._not_in_cache(data, raw, failures)
@@ -131,13 +119,29 @@ class V1:
             raise errors.ApiError(base.pre_hooks_failed(failures), 400)
         return flask.jsonify({'uuid': uuid})
 
+    def _recorder(self, data, raw, logs, failures):
+        """``(event, record(session, uuid))``: an ``error`` request when
+        pre-processing hooks failed, else the ``process`` request."""
+        if failures:
+            return st.FAIL, functools.partial(
+                _failed, base.pre_hooks_failed(failures))
+        early = self._releases.allows(intake.PARKING_RELEASE)
+        # NOTE: workers of 0.1.0 would keep the logs in the data.
+        carried = (ramdisk_logs.carry(self._conf, data, logs) if early
+                   else data)
+        return st.PROCESS, functools.partial(
+            intake.process, data=carried, raw=raw,
+            data_store=self._data_store, early=early)
+
     def _lookup(self, data, record):
         """``(UUID, request id)``: the node under introspection the data
         is for, and what ``record(session, uuid)`` recorded for it, in
         the lookup's transaction; ``(None, None)`` when none matches."""
+        macs = interfaces.lookup_macs(data)
+        bmcs = interfaces.lookup_bmcs(data)
         try:
-            return self._tx(intake.looked_up, interfaces.lookup_macs(data),
-                            interfaces.lookup_bmcs(data), _found, record)
+            return self._tx(intake.find_and_record, macs, bmcs,
+                            _name_logs_node, record)
         except lookup.Ambiguous as exc:
             raise errors.ApiError(str(exc), 400) from None
 
@@ -227,8 +231,8 @@ def _manage_boot(conf):
     return manage_boot
 
 
-def _found(uuid):
-    """The node ramdisk data is for, named in its logs' file name."""
+def _name_logs_node(uuid):
+    """The node ramdisk data is for: its logs' file is named after it."""
     flask.g.ramdisk_node = uuid
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from oslo_utils import strutils
 import sqlalchemy as sa
@@ -21,44 +21,28 @@ from sqlalchemy import orm
 
 from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
-from inspector_ha.db import lookup
 from inspector_ha.db import models
 from inspector_ha.db import ledger
-from inspector_ha.db import nodes
 from inspector_ha.db import rules as rules_db
-from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states as st
 from inspector_ha.ironic import client as ironic_client
-from inspector_ha.ironic import node as ironic_node_mod
 from inspector_ha.processing import base
 from inspector_ha.processing import changes as changes_mod
 from inspector_ha.processing import pipeline as pipeline_mod
 from inspector_ha.processing import ramdisk_logs
 from inspector_ha.rules import engine as rules
+from inspector_ha.engine import prepared as prepared_mod
 from inspector_ha.engine import throttle as throttle_mod
 
 LOG = logging.getLogger(__name__)
 CANCELED = 'Canceled by operator'
 POWER_ON = 'power-on'
 POWER_OFF = 'power-off'
-#: The ledger row recording an attempt's processing result.
-PROCESSED = 'processed'
-#: The ledger row recording the node's Ironic ports as the attempt
-#: started (processing plans its port changes from them: no second
-#: listing).
-PORTS = 'ports'
 POWER_FIELDS = ['power_state', 'target_power_state']
 #: What a task answers: the follow-up event (or None) and its error text.
 Outcome = tuple[str | None, str | None]
 #: ``announce(op, uuid, macs)``: a node's MACs to the firewall party.
 Announce = Callable[[str, str, Iterable[str]], None]
-
-
-class DataStore(Protocol):
-    """Where introspection data is kept (a plugin; ``save`` is used)."""
-
-    def save(self, session: orm.Session, uuid: str, data: Any,
-             processed: bool) -> None: ...
 
 
 class Tasks:
@@ -71,7 +55,8 @@ class Tasks:
 
     def __init__(self, ironic: ironic_client.Ironic, store: db_api.Store,
                  announce: Announce, throttle: throttle_mod.RebootThrottle,
-                 pipeline: pipeline_mod.Pipeline, data_store: DataStore,
+                 pipeline: pipeline_mod.Pipeline,
+                 data_store: prepared_mod.DataStore,
                  conf: Any) -> None:
         self._ironic = ironic
         self._store = store
@@ -88,7 +73,7 @@ class Tasks:
 
     def run(self, event: str, to_state: str, node: models.Node,
             request: models.Request | None,
-            prepared: Prepared | None = None) -> Outcome:
+            prepared: prepared_mod.Prepared | None = None) -> Outcome:
         """Run the task bound to ``event`` into ``to_state``, if any, with
         what :meth:`prepare` recorded."""
         task = self._bound.get((event, to_state))
@@ -112,7 +97,7 @@ class Tasks:
             return st.FAIL, 'Unexpected error: %s' % exc
 
     def introspect(self, node: models.Node, request: models.Request | None,
-                   prepared: Listed) -> Outcome:
+                   prepared: prepared_mod.Listed) -> Outcome:
         """Announce the MACs :meth:`prepare` listed (and recorded with the
         transition), set PXE boot and power on (once per attempt)."""
         if prepared.error is not None:
@@ -169,17 +154,28 @@ class Tasks:
                 bool(ironic_node.target_power_state))
 
     def read_ahead(self, session: orm.Session, request: models.Request,
-                   node: models.Node) -> Started | None:
+                   node: models.Node) -> prepared_mod.Started | None:
         """What :meth:`prepare` reads for ``request``, read in the
         transaction that counts its delivery: the attempt as started and
         the rules, for ramdisk data the node is to process."""
-        if st.target(node.state, request.event) == st.PROCESSING:
-            return _as_started(session, node)
-        return None
+        if st.target(node.state, request.event) != st.PROCESSING:
+            return None
+        try:
+            return prepared_mod.as_started(session, node)
+        except sa.exc.SQLAlchemyError:
+            raise
+        except Exception:
+            # NOTE: a record that cannot be read (say, written by another
+            # release) must not undo the delivery's count, or the request
+            # could never be dead-lettered: prepare reads it again.
+            LOG.exception('Could not read the start of node %s ahead',
+                          node.uuid)
+            return None
 
     def prepare(self, event: str, to_state: str, node: models.Node,
-                request: models.Request, ahead: Started | None = None
-                ) -> Prepared | None:
+                request: models.Request,
+                ahead: prepared_mod.Started | None = None
+                ) -> prepared_mod.Prepared | None:
         """Work done before the transition commits, recorded in its
         transaction: the node's ports (:class:`Listed`) for a start, a
         :class:`Processed` for ``waiting -> processing`` (hooks and rules
@@ -191,7 +187,7 @@ class Tasks:
             return None
         started = ahead
         if started is None:
-            started = self._store.transaction(_as_started, node)
+            started = self._store.transaction(prepared_mod.as_started, node)
         data = ledger.payload(request)
         logs = ramdisk_logs.take(data)
         try:
@@ -211,33 +207,33 @@ class Tasks:
                              ironic_node.provision_state not in
                              ironic_client.ACTIVE_STATES)
         changes.power_off_optional = ironic_node.provision_state == 'enroll'
-        return Processed(changes, data, self._data_store)
+        return prepared_mod.Processed(changes, data, self._data_store)
 
-    def _listed(self, node: models.Node) -> Listed:
+    def _listed(self, node: models.Node) -> prepared_mod.Listed:
         """The node's Ironic ports, or why they could not be listed (the
         start then fails with it, as upstream's)."""
         try:
-            return Listed(self._ironic.ports(node.uuid))
+            return prepared_mod.Listed(self._ironic.ports(node.uuid))
         except (retry.BackendUnavailable, retry.Interrupted):
             raise
         except ironic_client.Error as exc:
             LOG.warning('Listing the ports of node %s failed: %s', node.uuid,
                         exc)
-            return Listed(error=str(exc))
+            return prepared_mod.Listed(error=str(exc))
         except Exception as exc:
             LOG.exception('Listing the ports of node %s crashed', node.uuid)
-            return Listed(error='Unexpected error: %s' % exc)
+            return prepared_mod.Listed(error='Unexpected error: %s' % exc)
 
     def _failed(self, node: models.Node, data: dict[str, Any],
-                logs: str | None, error: str) -> Processed:
+                logs: str | None, error: str) -> prepared_mod.Processed:
         """Processing failed with ``error``: save the ramdisk's logs (as
         upstream does on a failure) and record the failure."""
         if logs is not None:
             ramdisk_logs.save(self._conf, logs, data, node.uuid)
-        return Processed(changes_mod.Changes.failed(error))
+        return prepared_mod.Processed(changes_mod.Changes.failed(error))
 
     def process(self, node: models.Node, request: models.Request | None,
-                prepared: Processed) -> Outcome:
+                prepared: prepared_mod.Processed) -> Outcome:
         return self._apply(node, prepared.changes, again=False)
 
     def resume_processing(self, node: models.Node) -> Outcome | None:
@@ -245,7 +241,7 @@ class Tasks:
         ``processing``; None if none were recorded (a node that entered
         it before this release)."""
         values = self._store.transaction(
-            ledger.recorded, node.uuid, PROCESSED, node.attempt)
+            ledger.recorded, node.uuid, prepared_mod.PROCESSED, node.attempt)
         if values is None:
             return None
         LOG.info('Node %s: the process request met again; sending the '
@@ -286,13 +282,13 @@ class Tasks:
             not ironic_node.target_power_state))
 
     def abort(self, node: models.Node, request: models.Request | None,
-              prepared: Prepared | None = None) -> Outcome:
+              prepared: prepared_mod.Prepared | None = None) -> Outcome:
         if node.manage_boot is not False:
             self._ironic.power_off(node.uuid)
         return st.ABORT_END, CANCELED
 
     def reapply(self, node: models.Node, request: models.Request,
-                prepared: Prepared | None = None) -> Outcome:
+                prepared: prepared_mod.Prepared | None = None) -> Outcome:
         """Process the request's unprocessed data again; never power off.
 
         Runs every ``before_processing`` hook (a failure ends in error),
@@ -314,7 +310,7 @@ class Tasks:
         return st.FINISH, None
 
     def _changes(self, node: models.Node, data: dict[str, Any],
-                 started: Started | None = None
+                 started: prepared_mod.Started | None = None
                  ) -> tuple[changes_mod.Changes, Any]:
         """``(Changes, Ironic node)``: the hooks' and rules' changes.
 
@@ -324,7 +320,7 @@ class Tasks:
         read from Ironic.
         """
         if started is None:
-            started = Started(rules=self._store.transaction(
+            started = prepared_mod.Started(rules=self._store.transaction(
                 rules_db.list_all))
         ironic_node = started.snapshot or self._ironic.get_node(node.uuid)
         macs = started.macs
@@ -337,96 +333,11 @@ class Tasks:
         return context.changes(), ironic_node
 
 
-class Prepared(Protocol):
-    """What :meth:`Tasks.prepare` gives: recorded in the transaction of
-    the transition it was prepared for."""
-
-    def record(self, session: orm.Session, node: models.Node) -> None: ...
-
-
-class Listed:
-    """A start's preparation: the node's Ironic ports (or the ``error``
-    listing them met), recorded with the start's transition: the MACs
-    for lookup and the ports for processing (:func:`_record_ports`)."""
-
-    def __init__(self, ports: list[ironic_client.Port] | None = None,
-                 error: str | None = None) -> None:
-        self.ports = ports or []
-        self.error = error
-
-    @property
-    def macs(self) -> list[str]:
-        return [port.address for port in self.ports]
-
-    def record(self, session: orm.Session, node: models.Node) -> None:
-        if self.error is None:
-            _record_ports(session, node, self.macs, self.ports)
-
-
-class Processed:
-    """The result of processing, recorded with ``waiting -> processing``:
-    the changes to send (``PROCESSED`` ledger row of the attempt) and,
-    when processing succeeded, the processed data."""
-
-    def __init__(self, changes: changes_mod.Changes,
-                 data: dict[str, Any] | None = None,
-                 data_store: DataStore | None = None) -> None:
-        self.changes = changes
-        self._data = data
-        self._data_store = data_store
-
-    def record(self, session: orm.Session, node: models.Node) -> None:
-        ledger.record_once(session, node.uuid, PROCESSED, node.attempt,
-                           self.changes.to_dict())
-        if self._data_store is not None:
-            self._data_store.save(session, node.uuid, self._data, True)
-
-
-class Started(NamedTuple):
-    """What processing reads of an attempt in one transaction: the
-    Ironic node snapshot, MACs and ports recorded when it started (by
-    the API and by :meth:`Tasks.introspect`; each None when not
-    recorded, the ports by a worker of 0.1.0), and every rule."""
-
-    snapshot: Any = None
-    macs: list[str] | None = None
-    ports: list[ironic_client.Port] | None = None
-    rules: list[dict[str, Any]] = []
-
-
-def _as_started(session: orm.Session, node: models.Node) -> Started:
-    """The attempt of ``node`` as it started, and the rules."""
-    every_rule = rules_db.list_all(session)
-    start = ledger.newest(session, node.uuid, st.START, node.attempt)
-    snapshot = ledger.payload(start).get('node') if start else None
-    if snapshot is None:
-        return Started(rules=every_rule)
-    macs = session.scalars(sql.ATTRIBUTE_VALUES, {
-        'b_uuid': node.uuid, 'b_name': lookup.MAC}).all()
-    ports = ledger.recorded(session, node.uuid, PORTS, node.attempt)
-    return Started(
-        ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
-        None if ports is None else [ironic_client.Port(*port)
-                                    for port in ports['ports']],
-        every_rule)
-
-
 def _claim(store: db_api.Store, node: models.Node, effect: str) -> str:
     try:
         return store.transaction(ledger.claim_once, node, effect)
     except sa.exc.IntegrityError:
         return ledger.TAKEN
-
-
-def _record_ports(session: orm.Session, node: models.Node,
-                  macs: list[str], ports: list[ironic_client.Port]) -> None:
-    """The node's MACs for lookup, and its ports for processing (a start
-    delivered again keeps the first record: a port changed since is met
-    by processing as gone or as existing)."""
-    nodes.replace_attributes(session, node.uuid, lookup.MAC, macs)
-    ledger.add_once(session, node.uuid, PORTS, node.attempt,
-                    payload={'ports': [list(port) for port in ports]},
-                    status=ledger.DONE)
 
 
 def error_for(event: str, state: str, payload: dict[str, Any]) -> str:

@@ -14,16 +14,15 @@ attempt, moved to ``error`` with that reason by the usual conditional
 write. Every transition this worker attempts is logged as one
 ``TRANSITION {json}`` line with its outcome (the fault tests' recorder).
 
-:class:`Watch` makes an idle worker notice a database or broker that is
-gone, so that it stops (and its supervisor restarts it) like a busy one.
+:class:`inspector_ha.engine.watch.Watch` makes an idle worker notice a
+database or broker that is gone, so that it stops (and its supervisor
+restarts it) like a busy one.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import threading
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -40,6 +39,7 @@ from inspector_ha.db import ledger
 from inspector_ha.db import models
 from inspector_ha.db import nodes
 from inspector_ha.db.models import Node, Request
+from inspector_ha.engine import prepared as prepared_mod
 from inspector_ha.engine import tasks as tasks_mod
 from inspector_ha.fsm import machine
 from inspector_ha.fsm import states as st
@@ -156,7 +156,7 @@ class Worker:
         return self._advance(request, node, ahead)
 
     def _advance(self, request: Request, node: Node,
-                 ahead: tasks_mod.Started | None = None) -> bool:
+                 ahead: prepared_mod.Started | None = None) -> bool:
         if (request.status == ledger.APPLIED and
                 st.is_deja_vu(node.state, request.event)):
             follow_up = self._tasks.resume_processing(node)
@@ -279,12 +279,12 @@ class Delivered(NamedTuple):
     node: Node | None = None
     #: What the task's preparation reads, read in the same transaction
     #: (:meth:`inspector_ha.engine.tasks.Tasks.read_ahead`).
-    ahead: tasks_mod.Started | None = None
+    ahead: prepared_mod.Started | None = None
 
 
 def _count_delivery(session: orm.Session, request_id: str, locked: str,
                     read_ahead: Callable[[orm.Session, Request, Node],
-                                         tasks_mod.Started | None]
+                                         prepared_mod.Started | None]
                     ) -> Delivered:
     """The request, its deliveries, its node and what its task will read
     (``read_ahead``); an open request's delivery is counted (a closed
@@ -314,7 +314,7 @@ def _parked(request: Request, node: Node | None) -> bool:
 
 def _save(session: orm.Session, node: Node, request: Request, to_state: str,
           actor: str, error: str | None,
-          prepared: tasks_mod.Prepared | None = None
+          prepared: prepared_mod.Prepared | None = None
           ) -> tuple[Node, float | None]:
     """Commit the transition, mark the request applied and record what
     the task prepared for it: ``(node as saved, seconds in the state it
@@ -387,68 +387,3 @@ def _close_dead(session: orm.Session, node: Node | None, request: Request,
 def _delete_node_row(session: orm.Session, request: Request) -> None:
     nodes.delete(session, request.node_uuid)
     ledger.mark(session, request.id, ledger.DONE)
-
-
-class Watch(threading.Thread):
-    """Every ``[worker] watch_period``, one round trip to the database and
-    one to the broker, each under its own retry policy: once either is
-    gone for its whole retry budget, the process stops and exits non-zero
-    even if it had nothing to do (the partition rule of doc/design.md).
-
-    Once the process has failed (whoever noticed), the watch also bounds
-    its exit: a driver thread may be stuck in its own retries (tooz's
-    Redis driver: about a minute per call, and futurist joins its threads
-    at exit), so after ``[worker] shutdown_timeout`` the process is ended
-    with ``hard_exit(1)``. Nothing is lost: unacknowledged messages return
-    to the queue and every SQL write is a whole transaction.
-    """
-
-    def __init__(self, store: db_api.Store, broker: tuple[Any, Any] | None,
-                 lifecycle: lifecycle_mod.Lifecycle, opts: Any,
-                 hard_exit: Callable[[int], object] = os._exit) -> None:
-        """``broker`` is ``(probe, retry policy)`` or None (in-process
-        messaging); ``opts`` the ``[worker]`` group."""
-        super().__init__(name='backend-watch', daemon=True)
-        self._store = store
-        self._broker: Any
-        self._broker_policy: Any
-        self._broker, self._broker_policy = broker or (None, None)
-        self._life = lifecycle
-        self._opts = opts
-        self._hard_exit = hard_exit
-
-    def run(self) -> None:
-        try:
-            self._watch()
-        finally:
-            if self._broker is not None:
-                self._broker.close()
-        if self._life.failure is not None:
-            self._exit_in_time(self._opts.shutdown_timeout)
-
-    def _watch(self) -> None:
-        try:
-            while not self._life.stop.wait(self._opts.watch_period):
-                self.probe()
-        except retry.Interrupted:
-            pass
-        except retry.BackendUnavailable as exc:
-            LOG.error('Stopping: %s', exc)
-            self._life.fail(exc)
-
-    def probe(self) -> None:
-        self._store.transaction(_ping)
-        if self._broker is not None:
-            self._broker_policy.call(self._broker)
-
-    def _exit_in_time(self, grace: float) -> None:
-        threading.Event().wait(grace)
-        LOG.error('Shutdown not over %.1f s after the failure; exiting',
-                  grace)
-        for handler in logging.getLogger().handlers:
-            handler.flush()
-        self._hard_exit(1)
-
-
-def _ping(session: orm.Session) -> None:
-    session.execute(sa.text('SELECT 1'))

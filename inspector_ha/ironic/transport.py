@@ -72,31 +72,34 @@ class Transport:
              body: Any = None) -> Any:
         """``method`` on ``path`` with query ``params`` and JSON
         ``body``: the answer's JSON (None if empty)."""
-        if params:
-            path += '?' + urllib.parse.urlencode(params)
+        path += _query(params)
         payload = None if body is None else json.dumps(body).encode()
         headers = dict(self._headers)
         if payload is not None:
             headers['Content-Type'] = 'application/json'
-        status, reason, answer, data = self._authenticated(
+        status, reason, answer_headers, data = self._authenticated(
             method, path, payload, headers)
-        if status >= 400:
-            _raise(method, self._url + path, status, reason, answer, data)
+        if status >= 300:
+            _raise(method, self._url + path, status, reason, answer_headers,
+                   data)
         return json.loads(data) if data else None
 
     def _authenticated(self, method: str, path: str, payload: bytes | None,
                        headers: dict[str, str]) -> tuple[int, str, Any,
                                                          bytes]:
-        session, auth = self._adapter.session, self._adapter.auth
-        answer = self._sent(method, path, payload, dict(
-            headers, **(session.get_auth_headers(auth) or {})))
-        if answer[0] == 401 and auth is not None:
-            session.invalidate(auth)
-            answer = self._sent(method, path, payload, dict(
-                headers, **(session.get_auth_headers(auth) or {})))
+        """The exchange with the session's auth headers; after a 401,
+        once more with new ones if the plugin could drop its token (as
+        keystoneauth's session does)."""
+        session = self._adapter.session
+        auth = self._adapter.auth or session.auth
+        answer = self._send(method, path, payload,
+                            dict(headers, **_auth_headers(session, auth)))
+        if answer[0] == 401 and auth is not None and session.invalidate(auth):
+            answer = self._send(method, path, payload,
+                                dict(headers, **_auth_headers(session, auth)))
         return answer
 
-    def _sent(self, method: str, path: str, payload: bytes | None,
+    def _send(self, method: str, path: str, payload: bytes | None,
               headers: dict[str, str]) -> tuple[int, str, Any, bytes]:
         """One exchange on an idle connection (once more on a new one if
         Ironic closed it meanwhile), kept for the next call."""
@@ -147,6 +150,24 @@ class Transport:
         return response.status, response.reason, response.headers, data
 
 
+def _query(params: dict[str, Any] | None) -> str:
+    """``params`` as requests encodes them: None values left out, a list
+    as the parameter repeated."""
+    given = {k: v for k, v in (params or {}).items() if v is not None}
+    return '?' + urllib.parse.urlencode(given, doseq=True) if given else ''
+
+
+def _auth_headers(session: Any, auth: Any) -> dict[str, str]:
+    """The auth plugin's headers (none without a plugin)."""
+    if auth is None:
+        return {}
+    headers = session.get_auth_headers(auth)
+    if headers is None:
+        raise ks_exc.AuthorizationFailure('No token was obtained for '
+                                          'Ironic')
+    return headers
+
+
 def _failure(url: str, why: Any) -> ks_exc.ConnectFailure:
     return ks_exc.ConnectFailure('Unable to establish connection to %s: '
                                  '%s' % (url, why))
@@ -155,7 +176,13 @@ def _failure(url: str, why: Any) -> ks_exc.ConnectFailure:
 def _raise(method: str, url: str, status: int, reason: str, headers: Any,
            data: bytes) -> None:
     """openstacksdk's exception for an error answer, with its message
-    (it reads a requests response; one is made for it)."""
+    (it reads a requests response; one is made for it). A redirect is
+    not followed: it is an error naming where it points."""
+    if status < 400:
+        raise sdk_exc.HttpException(
+            'Ironic at %s answered %d, a redirect to %s: set [ironic] '
+            'endpoint_override to the URL it names' % (
+                url, status, headers.get('Location')))
     response = requests.Response()
     response.status_code = status
     response.reason = reason

@@ -1,9 +1,18 @@
 """The Ironic facade's REST helpers: which environment makes requests
 look at it on every call, the CA bundle variables read once, and
 Ironic's ``next`` links as paths of the baremetal endpoint. (The calls
-themselves run against a real Ironic in the functional tests.)"""
+themselves run against a real Ironic in the functional tests; a token
+Ironic refuses, against a server that plays Keystone's revocation.)"""
+
+import http.server
+import threading
+
+from keystoneauth1 import adapter as ks_adapter
+from keystoneauth1 import plugin
+from keystoneauth1 import session as ks_session
 
 from inspector_ha.ironic import client
+from inspector_ha.ironic import transport
 
 
 class _Session:
@@ -42,3 +51,64 @@ def test_a_next_link_becomes_a_path_of_the_baremetal_endpoint():
         'https://cloud/baremetal/v1/ports?marker=abc') == '/ports?marker=abc'
     assert client._next_page(None) is None
     assert client._next_page('') is None
+
+
+class _Tokens(plugin.BaseAuthPlugin):
+    """An auth plugin whose token Keystone revoked: invalidating it gives
+    the next one."""
+
+    def __init__(self, *tokens):
+        super().__init__()
+        self._tokens = iter(tokens)
+        self.token = next(self._tokens)
+
+    def get_headers(self, session, **kwargs):
+        return {'X-Auth-Token': self.token}
+
+    def invalidate(self):
+        self.token = next(self._tokens)
+        return True
+
+
+class _AcceptingOnly(http.server.BaseHTTPRequestHandler):
+    """Ironic that takes only the token ``new``: 401 for any other."""
+
+    protocol_version = 'HTTP/1.1'
+    seen = []
+
+    def do_GET(self):
+        token = self.headers.get('X-Auth-Token')
+        self.seen.append(token)
+        status, body = (200, b'{"uuid": "n"}') if token == 'new' else (
+            401, b'{"error_message": "{\\"faultstring\\": \\"no\\"}"}')
+        self.send_response(status)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_token_refused_with_401_is_renewed_and_the_call_made_again():
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                             _AcceptingOnly)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        session = ks_session.Session(auth=_Tokens('old', 'new'))
+        baremetal = ks_adapter.Adapter(
+            session, endpoint_override='http://127.0.0.1:%d/v1' %
+            server.server_address[1], default_microversion='1.81')
+        calls = transport.Transport(baremetal)
+        assert calls.call('GET', '/nodes/n', None) == {'uuid': 'n'}
+        assert _AcceptingOnly.seen == ['old', 'new']
+    finally:
+        server.shutdown()
+
+
+def test_query_parameters_are_encoded_as_requests_encodes_them():
+    assert transport._query({'fields': 'uuid,address', 'gone': None,
+                             'tag': ['a', 'b'], 'reset': True}) == (
+        '?fields=uuid%2Caddress&tag=a&tag=b&reset=True')
+    assert transport._query(None) == transport._query({'x': None}) == ''
