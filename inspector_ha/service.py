@@ -133,7 +133,7 @@ class Service:
             'queue', conf.queue.retry_count, conf.queue.retry_timeout,
             self.stop, (queue.BrokerUnreachable,)))
         return watch_mod.Watch(self.store, broker, self.lifecycle,
-                            conf.worker, hard_exit)
+                               conf.worker, hard_exit)
 
     def election(self, name):
         """This member's campaign for the leadership ``name``."""

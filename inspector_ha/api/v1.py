@@ -124,7 +124,7 @@ class V1:
         pre-processing hooks failed, else the ``process`` request."""
         if failures:
             return st.FAIL, functools.partial(
-                _failed, base.pre_hooks_failed(failures))
+                _record_error, base.pre_hooks_failed(failures))
         early = self._releases.allows(intake.PARKING_RELEASE)
         # NOTE: workers of 0.1.0 would keep the logs in the data.
         carried = (ramdisk_logs.carry(self._conf, data, logs) if early
@@ -236,7 +236,7 @@ def _name_logs_node(uuid):
     flask.g.ramdisk_node = uuid
 
 
-def _failed(message, session, uuid):
+def _record_error(message, session, uuid):
     """An ``error`` request: the pre-processing hooks failed."""
     return intake.event(session, uuid, st.FAIL, {'error': message})
 

@@ -29,6 +29,7 @@ PROCESSED = 'processed'
 #: listing).
 PORTS = 'ports'
 
+
 class DataStore(Protocol):
     """Where introspection data is kept (a plugin; ``save`` is used)."""
 
@@ -46,7 +47,7 @@ class Prepared(Protocol):
 class Listed:
     """A start's preparation: the node's Ironic ports (or the ``error``
     listing them met), recorded with the start's transition: the MACs
-    for lookup and the ports for processing (:func:`_record_ports`)."""
+    for lookup and the ports for processing (:func:`record_ports`)."""
 
     def __init__(self, ports: list[ironic_client.Port] | None = None,
                  error: str | None = None) -> None:
@@ -111,7 +112,7 @@ def as_started(session: orm.Session, node: models.Node) -> Started:
 
 
 def record_ports(session: orm.Session, node: models.Node,
-                  macs: list[str], ports: list[ironic_client.Port]) -> None:
+                 macs: list[str], ports: list[ironic_client.Port]) -> None:
     """The node's MACs for lookup, and its ports for processing (a start
     delivered again keeps the first record: a port changed since is met
     by processing as gone or as existing)."""
