@@ -139,6 +139,15 @@ class Service:
         """This member's campaign for the leadership ``name``."""
         return election.Election(name, self.coordinator, self.store)
 
+    def campaign(self):
+        """When a leadership this member does not hold is tried for: fast
+        for as long as a gone member's lock may outlive its membership."""
+        coordination = self.conf.coordination
+        return election.Campaign(
+            self.conf.periodic.campaign_period,
+            self.conf.periodic.steady_campaign_period,
+            coordination.lease_timeout + coordination.watch_period)
+
     def list_ports(self, after=None):
         """Ironic's ports as the black-list takes them."""
         return sources.ironic_ports(
@@ -180,7 +189,7 @@ class Service:
     def _leader_loop(self, name, period, job, log_runs=True):
         return leadership.LeaderLoop(
             self.election(name), period, job, self.lifecycle,
-            self.conf.periodic.campaign_period, log_runs)
+            self.campaign(), log_runs)
 
     def _bus(self):
         return firewall_bus.Bus(self.conf, self.member_id, self.releases)
@@ -191,8 +200,7 @@ class Service:
         self.firewall = firewall_mgr.Firewall(
             firewall_base.load(self.conf, self.stop), self.bus,
             self.election(firewall_mgr.LEADERSHIP), self.store,
-            self.lifecycle, self.conf.pxe_filter,
-            self.conf.periodic.campaign_period)
+            self.lifecycle, self.conf.pxe_filter, self.campaign())
         self.firewall.start()
         firewall_mgr.BlacklistSync(
             self.firewall.lists, self.list_ports,

@@ -7,7 +7,19 @@ GROUP = 'periodic'
 OPTS = [
     cfg.FloatOpt('campaign_period', default=0.25, min=0.05, max=60.0,
                  help='How often a member that does not lead a periodic '
-                      'task tries to become its leader, in seconds.'),
+                      'task (or the firewall) tries to become its leader, '
+                      'in seconds, when it starts and after a member left '
+                      'the group, for [coordination] lease_timeout + '
+                      'watch_period seconds (a dead leader\'s lock lapses '
+                      'with its membership). It bounds leader failover.'),
+    cfg.FloatOpt('steady_campaign_period', default=2.0, min=0.05,
+                 max=600.0,
+                 help='How often a member that does not lead tries to '
+                      'while no member has left the group, in seconds: a '
+                      'safety net, since a leader that dies, stops or is '
+                      'paused past its lease leaves the group. With the '
+                      'file:// backend, which sees no member leave, it '
+                      'bounds failover.'),
     cfg.IntOpt('ironic_sync_period', default=300, min=0, max=86400,
                help='Seconds between removals of nodes Ironic no longer '
                     'has (each lists every Ironic node: at 10,000 nodes '

@@ -13,7 +13,9 @@ has been elected, the deposed one's writes are refused
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+
 from sqlalchemy import orm
 
 from inspector_ha.coordination import tooz_backend
@@ -23,6 +25,45 @@ from inspector_ha.db import leaders
 Fenced = leaders.Fenced
 #: ``fence(session)``: what a leader calls first in each transaction.
 Fence = Callable[[orm.Session], None]
+
+
+class Campaign:
+    """When a member that does not lead a leadership tries for it.
+
+    Every ``period`` seconds while it hurries: for ``hurry_for`` seconds
+    after it starts and after :meth:`hurry` (called when the group
+    shrinks: a leader that dies, is paused past its lease or stops leaves
+    the group, and its lock lapses with its membership). Otherwise every
+    ``steady_period`` seconds, a safety net: a steady group has its
+    leaders, and a try for a held lock is a round trip to the backend.
+    """
+
+    def __init__(self, period: float, steady_period: float,
+                 hurry_for: float) -> None:
+        self._period = period
+        self._steady_period = steady_period
+        self._hurry_for = hurry_for
+        self._hurry_until = time.monotonic() + hurry_for
+        self._next_try = 0.0
+
+    def hurry(self) -> None:
+        """Try at once, then every ``period`` for ``hurry_for`` s."""
+        now = time.monotonic()
+        self._hurry_until = now + self._hurry_for
+        self._next_try = now
+
+    def tried(self) -> None:
+        """A try was made (won or lost): schedule the next one."""
+        now = time.monotonic()
+        self._next_try = now + (self._period if now < self._hurry_until
+                                else self._steady_period)
+
+    def due(self) -> bool:
+        return time.monotonic() >= self._next_try
+
+    def wait_time(self) -> float:
+        """Seconds until the next try is due."""
+        return max(0.0, self._next_try - time.monotonic())
 
 
 class Election:

@@ -35,12 +35,14 @@ class LeaderLoop(threading.Thread):
 
     ``fence(session)`` must be called first in every transaction of
     ``job`` that writes. ``lifecycle`` is the process's stop flag and
-    failure; ``campaign_period`` the seconds between campaigns.
+    failure; ``campaign`` says when to try for the leadership while
+    another member holds it (hurrying after a reset).
     """
 
     def __init__(self, election: election_mod.Election, period: float,
                  job: Callable[[election_mod.Fence], object],
-                 lifecycle: lifecycle_mod.Lifecycle, campaign_period: float,
+                 lifecycle: lifecycle_mod.Lifecycle,
+                 campaign: election_mod.Campaign,
                  log_runs: bool = True) -> None:
         super().__init__(name='leader-' + election.name, daemon=True)
         self.job_name = election.name
@@ -50,7 +52,7 @@ class LeaderLoop(threading.Thread):
         self._period = period
         self._job = job
         self._life = lifecycle
-        self._campaign_period = campaign_period
+        self._campaign = campaign
         self._log_runs = log_runs
 
     @property
@@ -65,10 +67,18 @@ class LeaderLoop(threading.Thread):
             self._life.fail(exc)
 
     def _campaign_forever(self) -> None:
-        stop = self._life.stop
+        stop, campaign = self._life.stop, self._campaign
         while not stop.is_set():
-            self._election.hold(self._lead)
-            stop.wait(self._campaign_period)
+            if self.reset.is_set():
+                # NOTE: the group shrank (or this member stepped down for
+                # that): a leader may be gone.
+                self.reset.clear()
+                campaign.hurry()
+            if campaign.due():
+                self._election.hold(self._lead)
+                campaign.tried()
+            else:
+                self.reset.wait(campaign.wait_time())
 
     def _lead(self, epoch: int) -> None:
         self.reset.clear()

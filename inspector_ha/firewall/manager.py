@@ -43,14 +43,14 @@ class Firewall(threading.Thread):
     """The firewall party member of this process.
 
     ``election`` is the ``firewall`` leadership, ``store`` is read for
-    the white-list, ``opts`` is the ``[pxe_filter]`` group,
-    ``campaign_period`` the seconds between campaigns.
+    the white-list, ``opts`` is the ``[pxe_filter]`` group, ``campaign``
+    says when to try for the leadership while another member holds it.
     """
 
     def __init__(self, driver: base.Driver, bus: bus_mod.Bus,
                  election: election_mod.Election, store: db_api.Store,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
-                 campaign_period: float) -> None:
+                 campaign: election_mod.Campaign) -> None:
         super().__init__(name='firewall', daemon=True)
         self.driver = driver
         self.bus = bus
@@ -61,7 +61,7 @@ class Firewall(threading.Thread):
         self._life = lifecycle
         self._stopping = lifecycle.stop
         self._opts = opts
-        self._campaign_period = campaign_period
+        self._campaign_schedule = campaign
         self._lock = threading.Lock()
         self._polled = 0.0
         self._armed_at: float | None = None
@@ -94,9 +94,20 @@ class Firewall(threading.Thread):
                 self._stopping.wait(self._opts.open_lease)
 
     def _campaign(self) -> None:
+        """Apply the black-list (PXE blocked); try for the leadership when
+        a try is due (at once after a reset: the group shrank); wait for
+        a list change or the next try."""
         self._apply(None)
-        if not self._election.hold(self._lead):
-            self.lists.changed.wait(self._campaign_period)
+        campaign = self._campaign_schedule
+        if self.reset.is_set():
+            self.reset.clear()
+            campaign.hurry()
+        if campaign.due():
+            led = self._election.hold(self._lead)
+            campaign.tried()
+            if led:
+                return
+        self.lists.changed.wait(campaign.wait_time())
 
     def _lead(self, epoch: int) -> None:
         try:

@@ -5,6 +5,7 @@ import threading
 import time
 
 from inspector_ha.common import metrics
+from inspector_ha.coordination import election
 from inspector_ha.firewall import base
 from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.firewall import manager
@@ -162,7 +163,8 @@ def _firewall(service, driver):
     return manager.Firewall(driver, SilentBus(),
                             service.election(manager.LEADERSHIP),
                             service.store, service.lifecycle,
-                            service.conf.pxe_filter, 1.0)
+                            service.conf.pxe_filter,
+                            election.Campaign(1.0, 1.0, 0.0))
 
 
 def test_a_new_leader_waits_the_whole_lease_whatever_changes_meanwhile(

@@ -35,7 +35,8 @@ def _leader(service, name, job, period=60):
     election = service.election(name)
     election.epoch = service.store.transaction(leaders.elect, name,
                                                service.member_id)
-    return leadership.LeaderLoop(election, period, job, service.lifecycle, 1)
+    return leadership.LeaderLoop(election, period, job, service.lifecycle,
+                                 service.campaign())
 
 
 def _open_requests(service, event):
