@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -44,10 +44,24 @@ def get(session: orm.Session, uuid: str) -> models.Node | None:
     return None if row is None else models.Node(**row._mapping)
 
 
+class Moved(NamedTuple):
+    """A committed move: the row as the write left it (not read again),
+    the seconds the node spent in the state it left (None when it stays
+    in it or its entry is not known) and when it entered the new one."""
+
+    node: models.Node
+    stayed: float | None
+    at: datetime.datetime
+
+
 def transition(session: orm.Session, node: models.Node, event: str,
                to_state: str, actor: str, request_id: str | None = None,
-               error: str | None = None) -> float | None:
+               error: str | None = None,
+               entered_at: datetime.datetime | None = None) -> float | None:
     """Commit ``node``'s move to ``to_state`` if nobody moved it first.
+
+    ``entered_at``, when the caller knows it, is when the node entered
+    its current state (else it is read from the history).
 
     :returns: the seconds the node spent in the state it leaves; None
         when it stays in it (a self-loop) or its entry is not in the
@@ -55,29 +69,44 @@ def transition(session: orm.Session, node: models.Node, event: str,
     :raises StaleWrite: the node's state or generation changed.
     """
     return move(session, node, event, to_state, actor, request_id,
-                error)[1]
+                error, entered_at).stayed
 
 
 def move(session: orm.Session, node: models.Node, event: str,
          to_state: str, actor: str, request_id: str | None = None,
-         error: str | None = None) -> tuple[models.Node, float | None]:
+         error: str | None = None,
+         entered_at: datetime.datetime | None = None) -> Moved:
     """:func:`transition`, also giving the row as this write left it
-    (without reading it again)."""
-    entered = None if to_state == node.state else _entered_at(session, node)
+    and when it was made."""
+    entered = None
+    if to_state != node.state:
+        entered = entered_at or _entered_at(session, node)
+    now = timeutils.utcnow()
     values: dict[str, Any] = {'state': to_state,
                               'generation': node.generation + 1}
     if to_state in states.FINAL_STATES:
-        values.update(finished_at=timeutils.utcnow(), error=error)
+        values.update(finished_at=now, error=error)
     _conditional_update(session, node, values)
     if to_state in states.FINAL_STATES:
         delete_attributes(session, node.uuid)
         _close_attempt(session, node, to_state, request_id)
     record(session, node.uuid, event, node.state, to_state,
-           values['generation'], actor, request_id)
-    saved = _copy(node, values)
-    if entered is None:
-        return saved, None
-    return saved, max(0.0, (timeutils.utcnow() - entered).total_seconds())
+           values['generation'], actor, request_id, now)
+    stayed = None
+    if entered is not None:
+        stayed = max(0.0, (now - entered).total_seconds())
+    return Moved(_copy(node, values), stayed, now)
+
+
+def entered(before: models.Node, moved: Moved) -> datetime.datetime | None:
+    """When the node ``moved`` from ``before`` entered its state, without
+    reading the history: at the move, unless it stayed in the state (the
+    worker's ``start`` in ``starting``, entered when it started)."""
+    if moved.node.state != before.state:
+        return moved.at
+    if before.state == states.STARTING:
+        return before.started_at
+    return None
 
 
 def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
@@ -169,11 +198,12 @@ def _conditional_update(session: orm.Session, node: models.Node,
 
 def record(session: orm.Session, uuid: str, event: str,
            from_state: str | None, to_state: str, generation: int,
-           actor: str, request_id: str | None) -> None:
+           actor: str, request_id: str | None,
+           at: datetime.datetime | None = None) -> None:
     session.execute(sql.INSERT_TRANSITION, {
         'node_uuid': uuid, 'event': event, 'from_state': from_state,
         'to_state': to_state, 'generation': generation, 'actor': actor,
-        'request_id': request_id, 'at': timeutils.utcnow()})
+        'request_id': request_id, 'at': at or timeutils.utcnow()})
 
 
 def add_attributes(session: orm.Session, uuid: str, name: str,

@@ -21,6 +21,7 @@ restarts it) like a busy one.
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 from collections.abc import Callable
@@ -175,22 +176,24 @@ class Worker:
         prepared = self._tasks.prepare(request.event, to_state, node,
                                        request, ahead)
         try:
-            saved, stayed = self._store.transaction(
+            saved = self._store.transaction(
                 _save, node, request, to_state, self._actor, error, prepared)
         except conflicts.StaleWrite as exc:
             self._log(request, node, request.event, to_state, 'stale')
             return self._put_back(str(exc))
-        self._committed(request, node, request.event, to_state, stayed)
-        node = saved
-        event, error = self._tasks.run(request.event, to_state, node,
+        self._committed(request, node, request.event, to_state, saved.stayed)
+        event, error = self._tasks.run(request.event, to_state, saved.node,
                                        request, prepared)
-        return self._finish(request, node, event, error)
+        return self._finish(request, saved.node, event, error,
+                            nodes.entered(node, saved))
 
     def _finish(self, request: Request, node: Node, event: str | None,
-                error: str | None) -> bool:
+                error: str | None,
+                entered_at: datetime.datetime | None = None) -> bool:
         try:
             to_state, stayed, parked = self._store.transaction(
-                _follow_up, node, request, event, self._actor, error)
+                _follow_up, node, request, event, self._actor, error,
+                entered_at)
         except (conflicts.StaleWrite, machine.IllegalTransition) as exc:
             LOG.info('Follow-up %s of node %s lost to a newer write: %s',
                      event, node.uuid, exc)
@@ -314,32 +317,32 @@ def _parked(request: Request, node: Node | None) -> bool:
 
 def _save(session: orm.Session, node: Node, request: Request, to_state: str,
           actor: str, error: str | None,
-          prepared: prepared_mod.Prepared | None = None
-          ) -> tuple[Node, float | None]:
+          prepared: prepared_mod.Prepared | None = None) -> nodes.Moved:
     """Commit the transition, mark the request applied and record what
-    the task prepared for it: ``(node as saved, seconds in the state it
-    left)``."""
+    the task prepared for it."""
     ledger.mark_open(session, request.id, ledger.APPLIED)
-    saved, stayed = nodes.move(session, node, request.event, to_state,
-                               actor, request.id, error)
+    saved = nodes.move(session, node, request.event, to_state, actor,
+                       request.id, error)
     if prepared is not None:
         prepared.record(session, node)
-    return saved, stayed
+    return saved
 
 
 def _follow_up(session: orm.Session, node: Node, request: Request,
-               event: str | None, actor: str, error: str | None
+               event: str | None, actor: str, error: str | None,
+               entered_at: datetime.datetime | None = None
                ) -> tuple[str | None, float | None, str | None]:
     """Apply the task's follow-up event and mark the request done:
     ``(state reached or None, seconds in the state it left or None, the
     id of ramdisk data parked for the attempt when the node now
-    waits)``."""
+    waits)``; ``entered_at``: when the node entered its state, if
+    known."""
     to_state: str | None = None
     stayed: float | None = None
     if event is not None:
         to_state = machine.advance(node.state, event)
         stayed = nodes.transition(session, node, event, to_state, actor,
-                                  request.id, error)
+                                  request.id, error, entered_at)
     ledger.mark_open(session, request.id, ledger.DONE)
     parked = None
     if to_state == st.WAITING:

@@ -333,3 +333,24 @@ def test_a_self_loop_does_not_leave_the_state_nor_restart_its_clock(
     stayed = store.transaction(nodes.transition, _node(store, uuid),
                                st.WAIT, st.WAITING, ACTOR)
     assert 0.2 <= stayed < 60
+
+
+def test_the_entry_a_move_gives_times_the_next_one_as_the_history_would(
+        store, put_node):
+    uuid = put_node(st.STARTING)
+    time.sleep(0.2)
+    before = _node(store, uuid)
+    loop = store.transaction(nodes.move, before, st.START, st.STARTING,
+                             ACTOR)
+    entered = nodes.entered(before, loop)
+    assert entered == before.started_at
+    on = store.transaction(nodes.move, loop.node, st.WAIT, st.WAITING,
+                           ACTOR, entered_at=entered)
+    assert 0.2 <= on.stayed < 60
+    assert nodes.entered(loop.node, on) == on.at
+    time.sleep(0.1)
+    given = store.transaction(nodes.transition, on.node, st.PROCESS,
+                              st.PROCESSING, ACTOR,
+                              entered_at=nodes.entered(loop.node, on))
+    read = store.transaction(nodes._entered_at, on.node)
+    assert read == on.at and 0.1 <= given < 60
