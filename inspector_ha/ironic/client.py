@@ -20,6 +20,7 @@ from oslo_utils import uuidutils
 
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
+from inspector_ha.ironic import limiter
 from inspector_ha.ironic import node as node_mod
 from inspector_ha.ironic import transport as transport_mod
 
@@ -67,9 +68,10 @@ RETRYABLE = (ks_exc.ConnectionError, ks_exc.RetriableConnectionFailure,
 class Ironic:
     """A thin, retrying facade over ``conn.baremetal``."""
 
-    def __init__(self, conn, policy):
+    def __init__(self, conn, policy, writes=None):
         self._conn = conn
         self._policy = policy
+        self._writes = writes
         self._baremetal = None
         self._transport = None
         self._discovering = threading.Lock()
@@ -95,6 +97,17 @@ class Ironic:
     def _call(self, name, *args, **kwargs):
         return self._measured(name, lambda: self._method(name)(*args,
                                                                **kwargs))
+
+    def _write(self, name, *args, **kwargs):
+        """:meth:`_call` of a call that changes Ironic: each attempt
+        under the write limiter (:mod:`inspector_ha.ironic.limiter`)."""
+        return self._measured(name, self._limited(
+            name, lambda: self._method(name)(*args, **kwargs)))
+
+    def _limited(self, name, func):
+        if self._writes is None:
+            return func
+        return lambda: self._writes.call(name, func)
 
     def _list(self, name, **kwargs):
         return self._measured(name, lambda: list(self._method(name)(
@@ -129,6 +142,8 @@ class Ironic:
                 json=json)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
+        if method != 'GET':
+            once = self._limited(name, once)
         return self._measured(name, once)
 
     def _rows(self, collection, query):
@@ -193,17 +208,19 @@ class Ironic:
                           json=patch, params=params)
 
     def add_trait(self, uuid, name):
-        self._call('add_node_trait', uuid, name)
+        self._write('add_node_trait', uuid, name)
 
     def remove_trait(self, uuid, name):
-        self._call('remove_node_trait', uuid, name, ignore_missing=True)
+        self._write('remove_node_trait', uuid, name,
+                    ignore_missing=True)
 
     def create_port(self, uuid, address, pxe_enabled=True, extra=None):
         """Create a port; return its id, or None if the MAC has a port
         already (created by an earlier try, or by another). Other
         conflicts (the node is locked) are retried."""
-        return self._policy.call(self._create_port_once, uuid, address,
-                                 pxe_enabled, extra or {})
+        return self._policy.call(self._limited('create_port', lambda: (
+            self._create_port_once(uuid, address, pxe_enabled,
+                                   extra or {}))))
 
     def _create_port_once(self, uuid, address, pxe_enabled, extra):
         try:
@@ -239,11 +256,11 @@ class Ironic:
 
     def delete_port(self, port_id):
         """Delete a port; one already gone is no error."""
-        self._call('delete_port', port_id, ignore_missing=True)
+        self._write('delete_port', port_id, ignore_missing=True)
 
     def patch_port(self, port_id, patch):
         if patch:
-            self._call('patch_port', port_id, patch)
+            self._write('patch_port', port_id, patch)
 
     def port_owner(self, address):
         """``(port id, node uuid)`` of the port with this MAC, or None."""
@@ -327,7 +344,10 @@ def connect(conf, stop):
                                group.retry_timeout, stop, RETRYABLE,
                                retry_if=_retryable,
                                location=location(conf))
-    return Ironic(conn, policy)
+    writes = None
+    if group.max_concurrent_writes:
+        writes = limiter.WriteLimiter(group.max_concurrent_writes, stop)
+    return Ironic(conn, policy, writes)
 
 
 def location(conf):
