@@ -15,7 +15,8 @@ OPTS = [
     cfg.FloatOpt('steady_campaign_period', default=2.0, min=0.05,
                  max=600.0,
                  help='How often a member that does not lead tries to '
-                      'while no member has left the group, in seconds: a '
+                      'lead while no member has left the group, in '
+                      'seconds: a '
                       'safety net, since a leader that dies, stops or is '
                       'paused past its lease leaves the group. With the '
                       'file:// backend, which sees no member leave, it '

@@ -36,7 +36,8 @@ class LeaderLoop(threading.Thread):
     ``fence(session)`` must be called first in every transaction of
     ``job`` that writes. ``lifecycle`` is the process's stop flag and
     failure; ``campaign`` says when to try for the leadership while
-    another member holds it (hurrying after a reset).
+    another member holds it (hurrying after a reset). Between tries it
+    waits on the reset flag, which shutdown sets after the stop flag.
     """
 
     def __init__(self, election: election_mod.Election, period: float,

@@ -124,7 +124,8 @@ class Ironic:
         finally:
             metrics.IRONIC_CALLS.labels(name, result).inc()
 
-    def _request(self, name, method, path, params=None, json=None):
+    def _request(self, name, method, path, params=None, json=None,
+                 limited=True):
         """One REST call on the baremetal endpoint (keystoneauth's: the
         same session, endpoint and microversion as ``conn.baremetal``'s
         methods) without openstacksdk's resource layer, for the calls of
@@ -142,7 +143,7 @@ class Ironic:
                 json=json)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
-        if method != 'GET':
+        if limited and method != 'GET':
             once = self._limited(name, once)
         return self._measured(name, once)
 
@@ -186,8 +187,11 @@ class Ironic:
                 for p in self._port_rows(uuid, ['address'])]
 
     def set_pxe_boot(self, uuid, persistent=False):
+        # NOTE: not under the write limiter: Ironic answers it after the
+        # BMC does, so its latency is the hardware's, not Ironic's load.
         self._request('set_node_boot_device', 'PUT',
                       '/nodes/%s/management/boot_device' % uuid,
+                      limited=False,
                       json={'boot_device': 'pxe', 'persistent': persistent})
 
     def reboot(self, uuid):
@@ -211,22 +215,23 @@ class Ironic:
         self._write('add_node_trait', uuid, name)
 
     def remove_trait(self, uuid, name):
-        self._write('remove_node_trait', uuid, name,
-                    ignore_missing=True)
+        # NOTE: not limited, like delete_port: a trait already gone is
+        # answered at once, which would pass for a fast write.
+        self._call('remove_node_trait', uuid, name, ignore_missing=True)
 
     def create_port(self, uuid, address, pxe_enabled=True, extra=None):
         """Create a port; return its id, or None if the MAC has a port
         already (created by an earlier try, or by another). Other
         conflicts (the node is locked) are retried."""
-        return self._policy.call(self._limited('create_port', lambda: (
-            self._create_port_once(uuid, address, pxe_enabled,
-                                   extra or {}))))
+        return self._policy.call(self._create_port_once, uuid, address,
+                                 pxe_enabled, extra or {})
 
     def _create_port_once(self, uuid, address, pxe_enabled, extra):
+        create = self._limited('create_port', lambda: self._method(
+            'create_port')(node_uuid=uuid, address=address,
+                           is_pxe_enabled=pxe_enabled, extra=extra))
         try:
-            return self._method('create_port')(
-                node_uuid=uuid, address=address, is_pxe_enabled=pxe_enabled,
-                extra=extra).id
+            return create().id
         except sdk_exc.ConflictException as exc:
             if MAC_EXISTS not in str(exc):
                 raise
@@ -256,7 +261,7 @@ class Ironic:
 
     def delete_port(self, port_id):
         """Delete a port; one already gone is no error."""
-        self._write('delete_port', port_id, ignore_missing=True)
+        self._call('delete_port', port_id, ignore_missing=True)
 
     def patch_port(self, port_id, patch):
         if patch:
