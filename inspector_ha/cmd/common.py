@@ -13,6 +13,7 @@ from oslo_log import log
 from inspector_ha.api import server as server_mod
 from inspector_ha import conf as conf_mod
 from inspector_ha.cmd import embedded
+from inspector_ha.common import memory
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.common import systemd
@@ -41,6 +42,7 @@ def load_config(argv, allow_embedded=False):
     if allow_embedded and not conf.config_file:
         embedded.apply(conf)
     _check_values(conf)
+    memory.limit_arenas(conf.malloc_arenas)
     log.setup(conf, 'inspector-ha')
     conf.register_mutate_hook(_log_level_changed)
     upstream.warn_unused(conf)
@@ -171,8 +173,9 @@ def start(service, **kwargs):
     """Start the service; False (after cleaning up) if a backend is gone."""
     try:
         service.start(**kwargs)
-        return True
     except (retry.BackendUnavailable, retry.Interrupted) as exc:
         LOG.error('Could not start: %s', exc)
         service.shutdown()
         return False
+    memory.freeze_startup_objects()
+    return True

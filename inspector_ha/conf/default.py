@@ -51,6 +51,12 @@ OPTS = [
                          'drac_address', 'ibmc_address'],
                 help='driver_info fields holding the BMC address, after '
                      'ipmi_address.'),
+    cfg.IntOpt('malloc_arenas', default=2, min=0, max=1024,
+               help='Most malloc arenas of the process (glibc; what the '
+                    'MALLOC_ARENA_MAX environment variable sets, which '
+                    'wins when set): each thread that meets contention '
+                    'otherwise gets its own, up to 8 per core, each '
+                    'keeping what was freed in it. 0: glibc\'s default.'),
     cfg.StrOpt('pin_release_version', choices=sorted(releases.RELEASES),
                help='Speak at most this release (objects on the wire, '
                     'queued events) during a rolling upgrade; unset, a '
