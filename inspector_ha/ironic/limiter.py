@@ -15,9 +15,11 @@ So, as TCP Vegas keeps a sender's window where round trips stay near
 the fastest seen, :class:`WriteLimiter` keeps this process's writes in
 flight where their latency stays near the lowest seen for each kind of
 call: every :data:`WINDOW` writes, if the median ratio of latency to
-that lowest exceeds :data:`SLOWER`, the limit drops by one (not below
-one); if it is under :data:`FAST` while writes waited for the limit, it
-rises by one (not above the ceiling). The lowest latency of a kind
+that lowest exceeds :data:`SLOWER`, the limit drops to one less than the
+most writes that were in flight at once meanwhile (not below one: a
+ceiling above what the callers reach must not take windows to come
+down); if it is under :data:`FAST` while writes waited for the limit,
+it rises by one (not above the ceiling). The lowest latency of a kind
 creeps up by :data:`DRIFT` per write, so one measured on an idle Ironic
 does not hold the limit down for ever. Every process adapts on its own;
 since all see the same Ironic, together they settle where it keeps up.
@@ -63,6 +65,7 @@ class WriteLimiter:
         self._lowest: dict[str, float] = {}
         self._ratios: list[float] = []
         self._waited = False
+        self._most = 0
 
     def call(self, kind: str, func: Callable[[], T]) -> T:
         """``func()`` once a slot is free; its latency (if it returns) is
@@ -85,6 +88,7 @@ class WriteLimiter:
                 self._waited = True
                 self._slots.wait(0.5)
             self._in_flight += 1
+            self._most = max(self._most, self._in_flight)
 
     def _give_back(self, kind: str, latency: float | None) -> None:
         with self._slots:
@@ -101,10 +105,11 @@ class WriteLimiter:
             self._adjust(statistics.median(self._ratios))
             self._ratios.clear()
             self._waited = False
+            self._most = self._in_flight
 
     def _adjust(self, ratio: float) -> None:
         if ratio > SLOWER and self.limit > 1:
-            self.limit -= 1
+            self.limit = max(1, min(self.limit, self._most) - 1)
         elif ratio < FAST and self._waited and self.limit < self._ceiling:
             self.limit += 1
         else:

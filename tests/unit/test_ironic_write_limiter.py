@@ -42,14 +42,22 @@ def test_writes_slower_than_twice_the_fastest_lower_the_limit_to_one():
     _window(limiter, clock, 0.05)
     assert limiter.limit == 4
     for expected in (3, 2, 1, 1):
+        limiter._most = limiter.limit
         _window(limiter, clock, 0.5)
         assert limiter.limit == expected
+
+
+def test_a_ceiling_above_the_writes_in_flight_comes_down_in_one_window():
+    limiter, clock = _limiter(ceiling=16)
+    _window(limiter, clock, 0.05)
+    # NOTE: one write at a time (the helper's), well under the ceiling.
+    _window(limiter, clock, 0.5)
+    assert limiter.limit == 1
 
 
 def test_fast_writes_that_waited_raise_the_limit_up_to_the_ceiling():
     limiter, clock = _limiter(ceiling=3)
     _window(limiter, clock, 0.05)
-    _window(limiter, clock, 0.5)
     _window(limiter, clock, 0.5)
     assert limiter.limit == 1
     _window(limiter, clock, 0.05)
