@@ -173,9 +173,8 @@ def start(service, **kwargs):
     """Start the service; False (after cleaning up) if a backend is gone."""
     try:
         service.start(**kwargs)
+        return True
     except (retry.BackendUnavailable, retry.Interrupted) as exc:
         LOG.error('Could not start: %s', exc)
         service.shutdown()
         return False
-    memory.freeze_startup_objects()
-    return True

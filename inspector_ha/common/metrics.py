@@ -69,9 +69,6 @@ IRONIC_CALLS = _counter('ironic_calls',
 IRONIC_SECONDS = _histogram('ironic_call_seconds',
                             'Latency of Ironic calls, retries included.',
                             ['call'])
-IRONIC_WRITE_LIMIT = _gauge('ironic_write_limit',
-                            'Ironic writes this process lets be in flight '
-                            'at once (adapted to their latency).')
 API_REQUESTS = _counter('api_requests', 'API requests by route, method '
                                         'and status.',
                         ['route', 'method', 'status'])

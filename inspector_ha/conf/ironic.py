@@ -10,14 +10,6 @@ GROUP = 'ironic'
 OPTS = [
     cfg.StrOpt('api_version', default='1.81',
                help='Bare metal API microversion requested from Ironic.'),
-    cfg.IntOpt('max_concurrent_writes', default=16, min=0, max=1024,
-               help='Most Ironic writes (power changes, node and port '
-                    'updates, port creations, traits added) one process '
-                    'has in flight at once. Below it the limit adapts: '
-                    'it drops while their latency exceeds twice the '
-                    'lowest seen and rises again as it falls, so that '
-                    'the cluster keeps Ironic busy without queueing in '
-                    'it. 0: no limit.'),
 ] + retry.retry_opts(
     'Attempts of an Ironic call before giving up.',
     'Pause between Ironic attempts, in seconds.')

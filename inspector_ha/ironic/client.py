@@ -20,7 +20,6 @@ from oslo_utils import uuidutils
 
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
-from inspector_ha.ironic import limiter
 from inspector_ha.ironic import node as node_mod
 from inspector_ha.ironic import transport as transport_mod
 
@@ -68,10 +67,9 @@ RETRYABLE = (ks_exc.ConnectionError, ks_exc.RetriableConnectionFailure,
 class Ironic:
     """A thin, retrying facade over ``conn.baremetal``."""
 
-    def __init__(self, conn, policy, writes=None):
+    def __init__(self, conn, policy):
         self._conn = conn
         self._policy = policy
-        self._writes = writes
         self._baremetal = None
         self._transport = None
         self._discovering = threading.Lock()
@@ -98,17 +96,6 @@ class Ironic:
         return self._measured(name, lambda: self._method(name)(*args,
                                                                **kwargs))
 
-    def _write(self, name, *args, **kwargs):
-        """:meth:`_call` of a call that changes Ironic: each attempt
-        under the write limiter (:mod:`inspector_ha.ironic.limiter`)."""
-        return self._measured(name, self._limited(
-            name, lambda: self._method(name)(*args, **kwargs)))
-
-    def _limited(self, name, func):
-        if self._writes is None:
-            return func
-        return lambda: self._writes.call(name, func)
-
     def _list(self, name, **kwargs):
         return self._measured(name, lambda: list(self._method(name)(
             **kwargs)))
@@ -124,8 +111,7 @@ class Ironic:
         finally:
             metrics.IRONIC_CALLS.labels(name, result).inc()
 
-    def _request(self, name, method, path, params=None, json=None,
-                 limited=True):
+    def _request(self, name, method, path, params=None, json=None):
         """One REST call on the baremetal endpoint (keystoneauth's: the
         same session, endpoint and microversion as ``conn.baremetal``'s
         methods) without openstacksdk's resource layer, for the calls of
@@ -143,8 +129,6 @@ class Ironic:
                 json=json)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
-        if limited and method != 'GET':
-            once = self._limited(name, once)
         return self._measured(name, once)
 
     def _rows(self, collection, query):
@@ -187,11 +171,8 @@ class Ironic:
                 for p in self._port_rows(uuid, ['address'])]
 
     def set_pxe_boot(self, uuid, persistent=False):
-        # NOTE: not under the write limiter: Ironic answers it after the
-        # BMC does, so its latency is the hardware's, not Ironic's load.
         self._request('set_node_boot_device', 'PUT',
                       '/nodes/%s/management/boot_device' % uuid,
-                      limited=False,
                       json={'boot_device': 'pxe', 'persistent': persistent})
 
     def reboot(self, uuid):
@@ -212,11 +193,9 @@ class Ironic:
                           json=patch, params=params)
 
     def add_trait(self, uuid, name):
-        self._write('add_node_trait', uuid, name)
+        self._call('add_node_trait', uuid, name)
 
     def remove_trait(self, uuid, name):
-        # NOTE: not limited, like delete_port: a trait already gone is
-        # answered at once, which would pass for a fast write.
         self._call('remove_node_trait', uuid, name, ignore_missing=True)
 
     def create_port(self, uuid, address, pxe_enabled=True, extra=None):
@@ -227,11 +206,10 @@ class Ironic:
                                  pxe_enabled, extra or {})
 
     def _create_port_once(self, uuid, address, pxe_enabled, extra):
-        create = self._limited('create_port', lambda: self._method(
-            'create_port')(node_uuid=uuid, address=address,
-                           is_pxe_enabled=pxe_enabled, extra=extra))
         try:
-            return create().id
+            return self._method('create_port')(
+                node_uuid=uuid, address=address, is_pxe_enabled=pxe_enabled,
+                extra=extra).id
         except sdk_exc.ConflictException as exc:
             if MAC_EXISTS not in str(exc):
                 raise
@@ -265,7 +243,7 @@ class Ironic:
 
     def patch_port(self, port_id, patch):
         if patch:
-            self._write('patch_port', port_id, patch)
+            self._call('patch_port', port_id, patch)
 
     def port_owner(self, address):
         """``(port id, node uuid)`` of the port with this MAC, or None."""
@@ -349,10 +327,7 @@ def connect(conf, stop):
                                group.retry_timeout, stop, RETRYABLE,
                                retry_if=_retryable,
                                location=location(conf))
-    writes = None
-    if group.max_concurrent_writes:
-        writes = limiter.WriteLimiter(group.max_concurrent_writes, stop)
-    return Ironic(conn, policy, writes)
+    return Ironic(conn, policy)
 
 
 def location(conf):

@@ -190,23 +190,3 @@ def test_a_call_after_ironic_restarted_opens_a_new_connection(
     odd_ironic.stop()
     odd_ironic.start()
     assert facade.get_node(uuid).id == uuid
-
-
-def test_writes_are_timed_by_the_write_limiter_but_not_boot_devices_or_reads(
-        odd_ironic, facade):
-    uuid = odd_ironic.create_node()
-    observed = facade._writes._lowest
-    facade.get_node(uuid)
-    facade.set_pxe_boot(uuid)
-    assert observed == {}
-    facade.patch_node(uuid, [{'op': 'add', 'path': '/extra/limited',
-                              'value': 'yes'}])
-    facade.reboot(uuid)
-    assert facade.create_port(uuid, '52:54:00:cc:00:01') is not None
-    assert set(observed) == {'patch_node', 'set_node_power_state',
-                             'create_port'}
-    taken = dict(observed)
-    # NOTE: a MAC that has a port is answered at once (409, nothing
-    # written): not a write's latency.
-    assert facade.create_port(uuid, '52:54:00:cc:00:01') is None
-    assert observed == taken and facade._writes._in_flight == 0
