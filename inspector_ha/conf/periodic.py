@@ -16,11 +16,10 @@ OPTS = [
                  max=600.0,
                  help='How often a member that does not lead tries to '
                       'lead while no member has left the group, in '
-                      'seconds: a '
-                      'safety net, since a leader that dies, stops or is '
-                      'paused past its lease leaves the group. With the '
-                      'file:// backend, which sees no member leave, it '
-                      'bounds failover.'),
+                      'seconds: a safety net, since a leader that dies, '
+                      'stops or is paused past its lease leaves the '
+                      'group. With the file:// backend, which sees no '
+                      'member leave, it bounds failover.'),
     cfg.IntOpt('ironic_sync_period', default=300, min=0, max=86400,
                help='Seconds between removals of nodes Ironic no longer '
                     'has (each lists every Ironic node: at 10,000 nodes '

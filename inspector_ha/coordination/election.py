@@ -13,6 +13,7 @@ has been elected, the deposed one's writes are refused
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 
@@ -51,6 +52,21 @@ class Campaign:
         now = time.monotonic()
         self._hurry_until = now + self._hurry_for
         self._next_try = now
+
+    def try_if_due(self, reset: threading.Event,
+                   hold: Callable[[], bool]) -> bool | None:
+        """Hurry first if ``reset`` is set (and clear it: the group shrank,
+        or this member stepped down for that, so a leader may be gone);
+        then, if a try is due, ``hold()``'s answer (the next try is
+        scheduled after it), else None."""
+        if reset.is_set():
+            reset.clear()
+            self.hurry()
+        if not self.due():
+            return None
+        held = hold()
+        self.tried()
+        return held
 
     def tried(self) -> None:
         """A try was made (won or lost): schedule the next one."""

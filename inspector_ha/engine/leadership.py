@@ -70,16 +70,11 @@ class LeaderLoop(threading.Thread):
     def _campaign_forever(self) -> None:
         stop, campaign = self._life.stop, self._campaign
         while not stop.is_set():
-            if self.reset.is_set():
-                # NOTE: the group shrank (or this member stepped down for
-                # that): a leader may be gone.
-                self.reset.clear()
-                campaign.hurry()
-            if campaign.due():
-                self._election.hold(self._lead)
-                campaign.tried()
-            else:
+            if campaign.try_if_due(self.reset, self._hold) is None:
                 self.reset.wait(campaign.wait_time())
+
+    def _hold(self) -> bool:
+        return self._election.hold(self._lead)
 
     def _lead(self, epoch: int) -> None:
         self.reset.clear()

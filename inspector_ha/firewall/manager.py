@@ -99,15 +99,12 @@ class Firewall(threading.Thread):
         a list change or the next try."""
         self._apply(None)
         campaign = self._campaign_schedule
-        if self.reset.is_set():
-            self.reset.clear()
-            campaign.hurry()
-        if campaign.due():
-            led = self._election.hold(self._lead)
-            campaign.tried()
-            if led:
-                return
+        if campaign.try_if_due(self.reset, self._hold):
+            return
         self.lists.changed.wait(campaign.wait_time())
+
+    def _hold(self) -> bool:
+        return self._election.hold(self._lead)
 
     def _lead(self, epoch: int) -> None:
         try:

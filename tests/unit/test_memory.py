@@ -10,4 +10,3 @@ def test_malloc_arenas_are_capped_on_glibc_unless_zero_or_the_env_says(
     assert memory.limit_arenas(2) is True
     monkeypatch.setenv('MALLOC_ARENA_MAX', '4')
     assert memory.limit_arenas(2) is False
-
