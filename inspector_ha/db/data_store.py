@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sqlalchemy import orm
+import sqlalchemy as sa
 
 from inspector_ha.db import dialects
-from inspector_ha.db import models
 from inspector_ha.db import statements as sql
 
 #: The key of a row: one unprocessed and one processed per node.
@@ -24,16 +23,16 @@ class NoStore:
 
     enabled = False
 
-    def save(self, session: orm.Session, uuid: str, data: Any,
+    def save(self, conn: sa.Connection, uuid: str, data: Any,
              processed: bool) -> None:
         pass
 
-    def get(self, session: orm.Session, uuid: str, processed: bool) -> Any:
+    def get(self, conn: sa.Connection, uuid: str, processed: bool) -> Any:
         raise NotStored('Inspector is not configured to store data. Set '
                         'the [processing] store_data configuration option '
                         'to change this.')
 
-    def delete(self, session: orm.Session, uuid: str) -> None:
+    def delete(self, conn: sa.Connection, uuid: str) -> None:
         pass
 
 
@@ -42,18 +41,19 @@ class DatabaseStore:
 
     enabled = True
 
-    def save(self, session: orm.Session, uuid: str, data: Any,
+    def save(self, conn: sa.Connection, uuid: str, data: Any,
              processed: bool) -> None:
-        dialects.replace(session, sql.DATA, {
+        dialects.replace(conn, sql.DATA, {
             'node_uuid': uuid, 'processed': processed,
             'data': json.dumps(data)}, KEYS)
 
-    def get(self, session: orm.Session, uuid: str, processed: bool) -> Any:
-        row = session.get(models.IntrospectionData, (uuid, processed))
-        if row is None:
+    def get(self, conn: sa.Connection, uuid: str, processed: bool) -> Any:
+        data = conn.scalar(sql.DATA_OF, {'b_uuid': uuid,
+                                         'b_processed': processed})
+        if data is None:
             raise NotStored('Introspection data not found for node %s, '
                             'processed=%s' % (uuid, processed))
-        return json.loads(row.data)
+        return json.loads(data)
 
-    def delete(self, session: orm.Session, uuid: str) -> None:
-        session.execute(sql.DELETE_DATA, {'b_uuid': uuid})
+    def delete(self, conn: sa.Connection, uuid: str) -> None:
+        conn.execute(sql.DELETE_DATA, {'b_uuid': uuid})

@@ -12,37 +12,36 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 from sqlalchemy.dialects import mysql
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite
 
 
-def insert_once(session: orm.Session, table: sa.Table,
+def insert_once(conn: sa.Connection, table: sa.Table,
                 values: dict[str, Any]) -> bool:
     """Insert ``values`` unless a row has its key: whether it was
     inserted (two concurrent inserts: exactly one is; the other's
     transaction fails with IntegrityError on MySQL and MariaDB, which
     read the key first: their ``INSERT IGNORE`` would also turn a data
     error into a warning)."""
-    dialect = session.get_bind().dialect.name
+    dialect = conn.dialect.name
     if dialect in MYSQL:
-        if session.execute(_built(dialect, _key_read, table),
+        if conn.execute(_built(dialect, _key_read, table),
                            values).first() is not None:
             return False
-        session.execute(_built(dialect, _plain_insert, table), values)
+        conn.execute(_built(dialect, _plain_insert, table), values)
         return True
-    result = cast('sa.CursorResult[Any]', session.execute(
+    result = cast('sa.CursorResult[Any]', conn.execute(
         _built(dialect, _insert_or_nothing, table), values))
     return result.rowcount == 1
 
 
-def replace(session: orm.Session, table: sa.Table, values: dict[str, Any],
+def replace(conn: sa.Connection, table: sa.Table, values: dict[str, Any],
             keys: Sequence[str]) -> None:
     """Insert ``values``, or overwrite the other columns of the row whose
     ``keys`` columns have these values."""
-    dialect = session.get_bind().dialect.name
-    session.execute(_built(dialect, _upsert, table, tuple(keys)), values)
+    dialect = conn.dialect.name
+    conn.execute(_built(dialect, _upsert, table, tuple(keys)), values)
 
 
 #: SQLAlchemy's names of MySQL and MariaDB (``mysql+pymysql://``,

@@ -8,9 +8,10 @@ backend believed.
 """
 
 import datetime
+from typing import cast
 
 import sqlalchemy as sa
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
@@ -40,46 +41,59 @@ class PeriodicRun(models.Base):
                                                   nullable=False)
 
 
-def elect(session: Session, name: str, holder: str) -> int:
+_LEADERS = cast(sa.Table, Leader.__table__)
+_RUNS = cast(sa.Table, PeriodicRun.__table__)
+
+
+def elect(conn: sa.Connection, name: str, holder: str) -> int:
     """Record ``holder`` as the leader of ``name``; return its new epoch."""
-    row = session.get(Leader, name, with_for_update=True)
-    if row is None:
-        row = Leader(name=name, epoch=0, holder=holder)
-        session.add(row)
-    row.epoch += 1
-    row.holder = holder
-    row.elected_at = timeutils.utcnow()
-    session.flush()
-    return row.epoch
+    epoch = _epoch_for_update(conn, name)
+    values = {'holder': holder, 'elected_at': timeutils.utcnow()}
+    if epoch is None:
+        epoch = 1
+        conn.execute(sa.insert(_LEADERS).values(name=name, epoch=epoch,
+                                                **values))
+    else:
+        epoch += 1
+        conn.execute(sa.update(_LEADERS).where(_LEADERS.c.name == name)
+                     .values(epoch=epoch, **values))
+    return epoch
 
 
-def fence(session: Session, name: str, epoch: int | None) -> None:
+def _epoch_for_update(conn: sa.Connection, name: str) -> int | None:
+    """The leadership's epoch (None: never elected), its row locked for
+    the rest of the transaction."""
+    return conn.scalar(sa.select(_LEADERS.c.epoch)
+                       .where(_LEADERS.c.name == name).with_for_update())
+
+
+def fence(conn: sa.Connection, name: str, epoch: int | None) -> None:
     """Raise :class:`Fenced` unless ``epoch`` is still the current one
     (None, not elected, never is).
 
     The row is locked for the rest of the transaction, so no election can
     slip between the check and the leader's write.
     """
-    row = session.get(Leader, name, with_for_update=True,
-                      populate_existing=True)
-    if row is None or row.epoch != epoch:
+    current = _epoch_for_update(conn, name)
+    if current is None or current != epoch:
         raise Fenced('%s: epoch %s is stale (current %s)' % (
-            name, epoch, row.epoch if row else None))
+            name, epoch, current))
 
 
-def record_run(session: Session, task: str, member: str,
+def record_run(conn: sa.Connection, task: str, member: str,
                epoch: int | None) -> None:
-    fence(session, task, epoch)
-    session.add(PeriodicRun(task=task, member=member, epoch=epoch,
-                            at=timeutils.utcnow()))
+    fence(conn, task, epoch)
+    conn.execute(sa.insert(_RUNS).values(task=task, member=member,
+                                         epoch=epoch, at=timeutils.utcnow()))
 
 
-def all_leaders(session: Session) -> list[Leader]:
-    return list(session.scalars(sa.select(Leader).order_by(Leader.name)))
+def all_leaders(conn: sa.Connection) -> list[Leader]:
+    rows = conn.execute(sa.select(_LEADERS).order_by(_LEADERS.c.name))
+    return [Leader(**row._mapping) for row in rows]
 
 
-def runs(session: Session, task: str | None = None) -> list[PeriodicRun]:
-    query = sa.select(PeriodicRun).order_by(PeriodicRun.id)
+def runs(conn: sa.Connection, task: str | None = None) -> list[PeriodicRun]:
+    query = sa.select(_RUNS).order_by(_RUNS.c.id)
     if task:
-        query = query.where(PeriodicRun.task == task)
-    return list(session.scalars(query))
+        query = query.where(_RUNS.c.task == task)
+    return [PeriodicRun(**row._mapping) for row in conn.execute(query)]

@@ -20,7 +20,6 @@ from collections.abc import Iterable
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import logctx
 from inspector_ha.common import timeutils
@@ -38,7 +37,7 @@ DEAD = 'dead'
 OPEN = (PENDING, APPLIED)
 
 
-def add(session: orm.Session, node_uuid: str, event: str,
+def add(conn: sa.Connection, node_uuid: str, event: str,
         attempt: int | None, payload: Any = None,
         request_id: str | None = None, status: str = PENDING,
         detail: str | None = None) -> models.Request:
@@ -46,11 +45,11 @@ def add(session: orm.Session, node_uuid: str, event: str,
     closed row records a claim or a result); the row as inserted."""
     row = _row(node_uuid, event, attempt, payload, request_id, status,
                detail)
-    session.execute(sql.INSERT_REQUEST, _columns(row))
+    conn.execute(sql.INSERT_REQUEST, _columns(row))
     return row
 
 
-def add_once(session: orm.Session, node_uuid: str, event: str,
+def add_once(conn: sa.Connection, node_uuid: str, event: str,
              attempt: int | None, payload: Any = None,
              status: str = PENDING,
              detail: str | None = None) -> models.Request | None:
@@ -59,7 +58,7 @@ def add_once(session: orm.Session, node_uuid: str, event: str,
     statement; of two concurrent adds, exactly one inserts)."""
     row = _row(node_uuid, event, attempt, payload,
                _once_id(node_uuid, event, attempt), status, detail)
-    if not dialects.insert_once(session, sql.REQUESTS, _columns(row)):
+    if not dialects.insert_once(conn, sql.REQUESTS, _columns(row)):
         return None
     return row
 
@@ -86,31 +85,31 @@ def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
         event, node_uuid, attempt)))
 
 
-def record_once(session: orm.Session, node_uuid: str, name: str,
+def record_once(conn: sa.Connection, node_uuid: str, name: str,
                 attempt: int | None, payload: Any) -> None:
     """Record ``payload`` as the one result ``name`` of an attempt: a
     closed ledger row, like the claims of :func:`claim_once`.
 
     :raises StaleWrite: a result was recorded already.
     """
-    row = add_once(session, node_uuid, name, attempt, payload=payload,
+    row = add_once(conn, node_uuid, name, attempt, payload=payload,
                    status=DONE)
     if row is None:
         raise conflicts.StaleWrite('%s of node %s attempt %s is recorded '
                                    'already' % (name, node_uuid, attempt))
 
 
-def recorded(session: orm.Session, node_uuid: str, name: str,
+def recorded(conn: sa.Connection, node_uuid: str, name: str,
              attempt: int | None) -> Any:
     """The payload :func:`record_once` recorded, or None."""
-    row = get(session, _once_id(node_uuid, name, attempt))
+    row = get(conn, _once_id(node_uuid, name, attempt))
     return None if row is None else payload(row)
 
 
-def get(session: orm.Session, request_id: str) -> models.Request | None:
+def get(conn: sa.Connection, request_id: str) -> models.Request | None:
     """The request's row (detached, read with a statement built once),
     or None."""
-    return _detached(session.execute(sql.REQUEST,
+    return _detached(conn.execute(sql.REQUEST,
                                      {'b_id': request_id}).first())
 
 
@@ -122,14 +121,14 @@ def payload(row: models.Request) -> Any:
     return logctx.unstamp(json.loads(row.payload))[0] if row.payload else {}
 
 
-def mark(session: orm.Session, request_id: str, status: str,
+def mark(conn: sa.Connection, request_id: str, status: str,
          detail: str | None = None) -> None:
-    session.execute(sql.UPDATE_REQUEST, {
+    conn.execute(sql.UPDATE_REQUEST, {
         'b_id': request_id, 'status': status, 'detail': detail,
         'updated_at': timeutils.utcnow()})
 
 
-def mark_open(session: orm.Session, request_id: str, status: str,
+def mark_open(conn: sa.Connection, request_id: str, status: str,
               detail: str | None = None) -> None:
     """Move an open request to ``status``; a closed one is not reopened.
 
@@ -140,19 +139,19 @@ def mark_open(session: orm.Session, request_id: str, status: str,
                               'updated_at': timeutils.utcnow()}
     if detail is not None:
         values['detail'] = detail
-    if _update_open(session, request_id, values) != 1:
+    if _update_open(conn, request_id, values) != 1:
         raise conflicts.StaleWrite('request %s is no longer open' % request_id)
 
 
-def note_failure(session: orm.Session, request_id: str,
+def note_failure(conn: sa.Connection, request_id: str,
                  failure: str) -> None:
     """Keep the last failure of an open request, for its dead letter."""
-    _update_open(session, request_id, {'detail': failure[:2000]})
+    _update_open(conn, request_id, {'detail': failure[:2000]})
 
 
-def _update_open(session: orm.Session, request_id: str,
+def _update_open(conn: sa.Connection, request_id: str,
                  values: dict[str, Any]) -> int:
-    return cast('sa.CursorResult[Any]', session.execute(
+    return cast('sa.CursorResult[Any]', conn.execute(
         sql.UPDATE_REQUEST_IN,
         dict(values, b_id=request_id, b_statuses=list(OPEN)))).rowcount
 
@@ -161,7 +160,7 @@ def _update_open(session: orm.Session, request_id: str,
 CLAIMED, TAKEN, STALE = 'claimed', 'taken', 'stale'
 
 
-def claim_once(session: orm.Session, node: models.Node,
+def claim_once(conn: sa.Connection, node: models.Node,
                effect: str) -> str:
     """Claim ``effect`` (a side effect such as a power-on) of ``node``'s
     attempt for the delivery that wrote ``node``.
@@ -173,62 +172,62 @@ def claim_once(session: orm.Session, node: models.Node,
     The claim is a closed ledger row added by :func:`add_once`, like the
     periodic timeout requests.
     """
-    current = session.execute(sql.NODE_FOR_UPDATE,
+    current = conn.execute(sql.NODE_FOR_UPDATE,
                               {'b_uuid': node.uuid}).first()
     if current is None or tuple(current) != (node.state, node.generation):
         return STALE
-    row = add_once(session, node.uuid, effect, node.attempt, status=DONE,
+    row = add_once(conn, node.uuid, effect, node.attempt, status=DONE,
                    detail=CLAIMED)
     return TAKEN if row is None else CLAIMED
 
 
-def count_delivery(session: orm.Session, request_id: str) -> int:
+def count_delivery(conn: sa.Connection, request_id: str) -> int:
     """Count one more delivery; return the new count (0 if unknown)."""
     which = {'b_id': request_id}
-    if session.get_bind().dialect.update_returning:
-        return session.scalar(sql.COUNT_DELIVERY_RETURNING, which) or 0
-    session.execute(sql.COUNT_DELIVERY, which)
-    return session.scalar(sql.DELIVERIES, which) or 0
+    if conn.dialect.update_returning:
+        return conn.scalar(sql.COUNT_DELIVERY_RETURNING, which) or 0
+    conn.execute(sql.COUNT_DELIVERY, which)
+    return conn.scalar(sql.DELIVERIES, which) or 0
 
 
-def stale(session: orm.Session, older_than: float,
+def stale(conn: sa.Connection, older_than: float,
           limit: int = 500) -> list[models.Request]:
     """Open requests untouched for ``older_than`` seconds, oldest first."""
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=older_than)
-    table = models.Request
-    query = (sa.select(table).where(table.status.in_(OPEN),
-                                    table.updated_at < cutoff)
+    table = sql.REQUESTS.c
+    query = (sa.select(sql.REQUESTS).where(table.status.in_(OPEN),
+                                           table.updated_at < cutoff)
              .order_by(table.updated_at).limit(limit))
-    return list(session.scalars(query))
+    return [models.Request(**row._mapping) for row in conn.execute(query)]
 
 
-def touch(session: orm.Session, request_ids: Iterable[str]) -> None:
+def touch(conn: sa.Connection, request_ids: Iterable[str]) -> None:
     table = sql.REQUESTS
-    session.execute(sa.update(table).where(table.c.id.in_(request_ids))
+    conn.execute(sa.update(table).where(table.c.id.in_(request_ids))
                     .values(updated_at=timeutils.utcnow()))
 
 
-def newest(session: orm.Session, node_uuid: str, event: str,
+def newest(conn: sa.Connection, node_uuid: str, event: str,
            attempt: int | None) -> models.Request | None:
     """The newest ``event`` request of a node's attempt (one query, no
     other row loaded: a node's requests include 20 KB ramdisk posts)."""
-    return _detached(session.execute(sql.NEWEST_REQUEST, {
+    return _detached(conn.execute(sql.NEWEST_REQUEST, {
         'b_uuid': node_uuid, 'b_event': event,
         'b_attempt': attempt}).first())
 
 
-def newest_id(session: orm.Session, node_uuid: str, event: str,
+def newest_id(conn: sa.Connection, node_uuid: str, event: str,
               attempt: int | None, statuses: Iterable[str]) -> str | None:
     """The id of the newest ``event`` request of a node's attempt whose
     status is one of ``statuses``, or None."""
-    return session.scalars(sql.NEWEST_REQUEST_ID, {
+    return conn.scalars(sql.NEWEST_REQUEST_ID, {
         'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt,
         'b_statuses': list(statuses)}).first()
 
 
-def for_node(session: orm.Session,
+def for_node(conn: sa.Connection,
              node_uuid: str) -> list[models.Request]:
-    table = models.Request
-    return list(session.scalars(
-        sa.select(table).where(table.node_uuid == node_uuid)
-        .order_by(table.created_at)))
+    table = sql.REQUESTS.c
+    query = (sa.select(sql.REQUESTS).where(table.node_uuid == node_uuid)
+             .order_by(table.created_at))
+    return [models.Request(**row._mapping) for row in conn.execute(query)]

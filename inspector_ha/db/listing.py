@@ -13,16 +13,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.db import models
+from inspector_ha.db import nodes
+from inspector_ha.db import statements as sql
 
 
 class MarkerNotFound(Exception):
     """The marker UUID names no node row."""
 
 
-def page(session: orm.Session, limit: int, marker: str | None = None,
+def page(conn: sa.Connection, limit: int, marker: str | None = None,
          states: Iterable[str] | None = None) -> list[models.Node]:
     """Return up to ``limit`` node rows sorting after ``marker``.
 
@@ -30,25 +31,26 @@ def page(session: orm.Session, limit: int, marker: str | None = None,
     :param states: only rows in one of these states, or None for all.
     :raises MarkerNotFound: ``marker`` names no node row.
     """
-    table = models.Node
-    query = sa.select(table)
+    table = sql.NODES.c
+    query = sa.select(sql.NODES)
     if states:
         query = query.where(table.state.in_(list(states)))
     if marker is not None:
-        query = query.where(_after(_marker_row(session, marker)))
+        query = query.where(_after(_marker_row(conn, marker)))
     query = query.order_by(table.started_at.desc(), table.uuid.desc())
-    return list(session.scalars(query.limit(limit)))
+    return [models.Node(**row._mapping)
+            for row in conn.execute(query.limit(limit))]
 
 
-def _marker_row(session: orm.Session, marker: str) -> models.Node:
-    row = session.get(models.Node, marker)
+def _marker_row(conn: sa.Connection, marker: str) -> models.Node:
+    row = nodes.get(conn, marker)
     if row is None:
         raise MarkerNotFound('The requested node was not found.')
     return row
 
 
 def _after(row: models.Node) -> sa.ColumnElement[bool]:
-    table = models.Node
+    table = sql.NODES.c
     return sa.or_(table.started_at < row.started_at,
                   sa.and_(table.started_at == row.started_at,
                           table.uuid < row.uuid))

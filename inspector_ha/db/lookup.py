@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.db import models
 
@@ -25,7 +24,7 @@ class Ambiguous(Exception):
     pass
 
 
-def find(session: orm.Session, macs: Iterable[str] = (),
+def find(conn: sa.Connection, macs: Iterable[str] = (),
          bmc_addresses: Iterable[str] = ()) -> str:
     """Return the UUID of the best-matching node.
 
@@ -37,7 +36,7 @@ def find(session: orm.Session, macs: Iterable[str] = (),
     query = _QUERIES[bool(values['b_macs']), bool(values['b_bmcs'])]
     if query is None:
         raise NotFound('no lookup attributes')
-    rows = session.execute(query, values).all()
+    rows = conn.execute(query, values).all()
     if not rows:
         raise NotFound('no node under introspection matches')
     if len(rows) > 1 and rows[0].score == rows[1].score:

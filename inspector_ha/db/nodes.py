@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
@@ -37,10 +36,10 @@ class InvalidState(Exception):
         self.state = state
 
 
-def get(session: orm.Session, uuid: str) -> models.Node | None:
-    """The node's row (detached: read with a statement built once, not
-    through the ORM's identity map), or None."""
-    row = session.execute(sql.NODE, {'b_uuid': uuid}).first()
+def get(conn: sa.Connection, uuid: str) -> models.Node | None:
+    """The node's row (read with a statement built once, as a model
+    object no session tracks), or None."""
+    row = conn.execute(sql.NODE, {'b_uuid': uuid}).first()
     return None if row is None else models.Node(**row._mapping)
 
 
@@ -54,7 +53,7 @@ class Moved(NamedTuple):
     at: datetime.datetime
 
 
-def transition(session: orm.Session, node: models.Node, event: str,
+def transition(conn: sa.Connection, node: models.Node, event: str,
                to_state: str, actor: str, request_id: str | None = None,
                error: str | None = None,
                entered_at: datetime.datetime | None = None) -> float | None:
@@ -68,11 +67,11 @@ def transition(session: orm.Session, node: models.Node, event: str,
         history.
     :raises StaleWrite: the node's state or generation changed.
     """
-    return move(session, node, event, to_state, actor, request_id,
+    return move(conn, node, event, to_state, actor, request_id,
                 error, entered_at).stayed
 
 
-def move(session: orm.Session, node: models.Node, event: str,
+def move(conn: sa.Connection, node: models.Node, event: str,
          to_state: str, actor: str, request_id: str | None = None,
          error: str | None = None,
          entered_at: datetime.datetime | None = None) -> Moved:
@@ -80,17 +79,17 @@ def move(session: orm.Session, node: models.Node, event: str,
     and when it was made."""
     entered = None
     if to_state != node.state:
-        entered = entered_at or _entered_at(session, node)
+        entered = entered_at or _entered_at(conn, node)
     now = timeutils.utcnow()
     values: dict[str, Any] = {'state': to_state,
                               'generation': node.generation + 1}
     if to_state in states.FINAL_STATES:
         values.update(finished_at=now, error=error)
-    _conditional_update(session, node, values)
+    _conditional_update(conn, node, values)
     if to_state in states.FINAL_STATES:
-        delete_attributes(session, node.uuid)
-        _close_attempt(session, node, to_state, request_id)
-    record(session, node.uuid, event, node.state, to_state,
+        delete_attributes(conn, node.uuid)
+        _close_attempt(conn, node, to_state, request_id)
+    record(conn, node.uuid, event, node.state, to_state,
            values['generation'], actor, request_id, now)
     stayed = None
     if entered is not None:
@@ -116,20 +115,20 @@ def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
     return models.Node(**columns)
 
 
-def _entered_at(session: orm.Session,
+def _entered_at(conn: sa.Connection,
                 node: models.Node) -> datetime.datetime | None:
     """When ``node`` entered its state (:data:`statements.ENTERED_AT`)."""
-    return session.scalar(sql.ENTERED_AT, {'b_uuid': node.uuid,
+    return conn.scalar(sql.ENTERED_AT, {'b_uuid': node.uuid,
                                            'b_state': node.state})
 
 
-def _close_attempt(session: orm.Session, node: models.Node, to_state: str,
+def _close_attempt(conn: sa.Connection, node: models.Node, to_state: str,
                    request_id: str | None) -> None:
     """The attempt is over: close its other open requests, so that a late
     redelivery (say of the start request a paused worker held when the
     node timed out) cannot restart the node. Reapply requests and the
     attempt-less delete stay: they act on a finished node."""
-    session.execute(sql.UPDATE_ATTEMPT, {
+    conn.execute(sql.UPDATE_ATTEMPT, {
         'b_uuid': node.uuid, 'b_attempt': node.attempt,
         'b_kept_event': states.REAPPLY, 'b_statuses': list(ledger.OPEN),
         'b_id': request_id or '', 'status': ledger.REJECTED,
@@ -137,7 +136,7 @@ def _close_attempt(session: orm.Session, node: models.Node, to_state: str,
         'detail': 'the attempt ended in %s first' % to_state})
 
 
-def restart(session: orm.Session, node: models.Node,
+def restart(conn: sa.Connection, node: models.Node,
             manage_boot: bool | None, actor: str,
             request_id: str | None) -> int:
     """Start a new introspection attempt of an existing node row."""
@@ -147,48 +146,48 @@ def restart(session: orm.Session, node: models.Node,
         'state': states.STARTING, 'generation': node.generation + 1,
         'attempt': node.attempt + 1, 'started_at': timeutils.utcnow(),
         'finished_at': None, 'error': None, 'manage_boot': manage_boot}
-    _conditional_update(session, node, values)
-    delete_attributes(session, node.uuid)
-    record(session, node.uuid, states.START, node.state, states.STARTING,
+    _conditional_update(conn, node, values)
+    delete_attributes(conn, node.uuid)
+    record(conn, node.uuid, states.START, node.state, states.STARTING,
            values['generation'], actor, request_id)
     return values['attempt']
 
 
-def create(session: orm.Session, uuid: str, manage_boot: bool | None,
+def create(conn: sa.Connection, uuid: str, manage_boot: bool | None,
            actor: str, request_id: str | None) -> int:
     """Insert a node row in ``starting``: its first introspection."""
-    _insert(session, uuid, states.STARTING, manage_boot)
-    record(session, uuid, states.START, None, states.STARTING, 1, actor,
+    _insert(conn, uuid, states.STARTING, manage_boot)
+    record(conn, uuid, states.START, None, states.STARTING, 1, actor,
            request_id)
     return 1
 
 
-def _insert(session: orm.Session, uuid: str, state: str,
+def _insert(conn: sa.Connection, uuid: str, state: str,
             manage_boot: bool | None) -> None:
     """A node row's first attempt, in ``state``."""
-    session.execute(sql.INSERT_NODE, {
+    conn.execute(sql.INSERT_NODE, {
         'uuid': uuid, 'state': state, 'generation': 1, 'attempt': 1,
         'started_at': timeutils.utcnow(), 'manage_boot': manage_boot})
 
 
-def create_enrolling(session: orm.Session, uuid: str, actor: str,
+def create_enrolling(conn: sa.Connection, uuid: str, actor: str,
                      request_id: str | None,
                      manage_boot: bool | None = True) -> int:
     """Insert the row of a node discovery enrolled (or of an active node
     whose data came, ``manage_boot`` False), in ``enrolling``."""
-    _insert(session, uuid, states.ENROLLING, manage_boot)
-    record(session, uuid, ENROLL, None, states.ENROLLING, 1, actor,
+    _insert(conn, uuid, states.ENROLLING, manage_boot)
+    record(conn, uuid, ENROLL, None, states.ENROLLING, 1, actor,
            request_id)
     return 1
 
 
-def delete(session: orm.Session, uuid: str) -> None:
-    session.execute(sa.delete(sql.NODES).where(sql.NODES.c.uuid == uuid))
+def delete(conn: sa.Connection, uuid: str) -> None:
+    conn.execute(sa.delete(sql.NODES).where(sql.NODES.c.uuid == uuid))
 
 
-def _conditional_update(session: orm.Session, node: models.Node,
+def _conditional_update(conn: sa.Connection, node: models.Node,
                         values: dict[str, Any]) -> None:
-    result = cast('sa.CursorResult[Any]', session.execute(
+    result = cast('sa.CursorResult[Any]', conn.execute(
         sql.MOVE_NODE, dict(values, b_uuid=node.uuid, b_state=node.state,
                             b_generation=node.generation)))
     if result.rowcount != 1:
@@ -196,37 +195,38 @@ def _conditional_update(session: orm.Session, node: models.Node,
                          (node.uuid, node.state, node.generation))
 
 
-def record(session: orm.Session, uuid: str, event: str,
+def record(conn: sa.Connection, uuid: str, event: str,
            from_state: str | None, to_state: str, generation: int,
            actor: str, request_id: str | None,
            at: datetime.datetime | None = None) -> None:
-    session.execute(sql.INSERT_TRANSITION, {
+    conn.execute(sql.INSERT_TRANSITION, {
         'node_uuid': uuid, 'event': event, 'from_state': from_state,
         'to_state': to_state, 'generation': generation, 'actor': actor,
         'request_id': request_id, 'at': at or timeutils.utcnow()})
 
 
-def add_attributes(session: orm.Session, uuid: str, name: str,
+def add_attributes(conn: sa.Connection, uuid: str, name: str,
                    values: Iterable[str]) -> None:
     rows = [{'node_uuid': uuid, 'name': name, 'value': value}
             for value in values]
     if rows:
-        session.execute(sql.INSERT_ATTRIBUTES, rows)
+        conn.execute(sql.INSERT_ATTRIBUTES, rows)
 
 
-def replace_attributes(session: orm.Session, uuid: str, name: str,
+def replace_attributes(conn: sa.Connection, uuid: str, name: str,
                        values: Iterable[str]) -> None:
     """The node's attributes ``name`` are ``values`` (and no others)."""
-    session.execute(sql.DELETE_NAMED_ATTRIBUTES,
+    conn.execute(sql.DELETE_NAMED_ATTRIBUTES,
                     {'b_uuid': uuid, 'b_name': name})
-    add_attributes(session, uuid, name, values)
+    add_attributes(conn, uuid, name, values)
 
 
-def delete_attributes(session: orm.Session, uuid: str) -> None:
-    session.execute(sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
+def delete_attributes(conn: sa.Connection, uuid: str) -> None:
+    conn.execute(sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
 
 
-def history(session: orm.Session, uuid: str) -> list[models.Transition]:
-    query = sa.select(models.Transition).where(
-        models.Transition.node_uuid == uuid).order_by(models.Transition.id)
-    return list(session.scalars(query))
+def history(conn: sa.Connection, uuid: str) -> list[models.Transition]:
+    table = sql.TRANSITIONS.c
+    query = (sa.select(sql.TRANSITIONS).where(table.node_uuid == uuid)
+             .order_by(table.id))
+    return [models.Transition(**row._mapping) for row in conn.execute(query)]

@@ -7,8 +7,8 @@ service runs; the contract migration that drops the old place runs only
 once every online migration reports nothing left (``upgrade --contract``
 refuses before that).
 
-A migration is ``(name, count, migrate)``: ``count(session)`` is the
-number of rows still to move; ``migrate(session, limit)`` moves at most
+A migration is ``(name, count, migrate)``: ``count(conn)`` is the
+number of rows still to move; ``migrate(conn, limit)`` moves at most
 ``limit`` of them and returns how many it moved. Each batch is one
 transaction. This release has none yet; the next one adds them to
 :data:`MIGRATIONS`.
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from sqlalchemy import orm
+    import sqlalchemy as sa
 
     from inspector_ha.db import api
 
@@ -29,8 +29,8 @@ class Migration(NamedTuple):
     """An online data migration (see above)."""
 
     name: str
-    count: Callable[[orm.Session], int]
-    migrate: Callable[[orm.Session, int], int]
+    count: Callable[[sa.Connection], int]
+    migrate: Callable[[sa.Connection, int], int]
 
 
 #: Every online data migration of this release, in the order they run.

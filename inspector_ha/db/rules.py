@@ -9,12 +9,12 @@ Conditions are ``{op, field, multiple, invert, **params}`` and actions
 import datetime
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy import (Boolean, ForeignKey, Index, Integer, String, Text,
                         exc)
-from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
@@ -75,34 +75,45 @@ class RuleAction(models.Base):
     __table_args__ = (Index('rule_actions_rule_idx', 'rule'),)
 
 
-def create(session: Session, rule: dict[str, Any]) -> dict[str, Any]:
+RULES = cast(sa.Table, Rule.__table__)
+CONDITIONS = cast(sa.Table, RuleCondition.__table__)
+ACTIONS = cast(sa.Table, RuleAction.__table__)
+
+
+def create(conn: sa.Connection, rule: dict[str, Any]) -> dict[str, Any]:
     """Insert a validated rule dict.
 
     :raises Duplicate: a rule with this UUID exists.
     """
-    if session.get(Rule, rule['uuid']) is not None:
+    exists = sa.select(RULES.c.uuid).where(RULES.c.uuid == rule['uuid'])
+    if conn.scalar(exists) is not None:
         raise Duplicate(rule['uuid'])
-    session.add(Rule(uuid=rule['uuid'], description=rule['description'],
-                     scope=rule['scope'], disabled=False,
-                     created_at=timeutils.utcnow()))
     try:
-        session.flush()
+        conn.execute(sa.insert(RULES).values(
+            uuid=rule['uuid'], description=rule['description'],
+            scope=rule['scope'], disabled=False,
+            created_at=timeutils.utcnow()))
     except exc.IntegrityError:
         raise Duplicate(rule['uuid']) from None
-    session.add_all(_children(rule))
-    return get(session, rule['uuid'])
+    conditions, actions = _children(rule)
+    for table, rows in ((CONDITIONS, conditions), (ACTIONS, actions)):
+        if rows:
+            conn.execute(sa.insert(table), rows)
+    return get(conn, rule['uuid'])
 
 
-def _children(rule: dict[str, Any]) -> list[RuleCondition | RuleAction]:
-    conditions = [RuleCondition(
+def _children(rule: dict[str, Any]) -> tuple[list[dict[str, Any]],
+                                             list[dict[str, Any]]]:
+    """The rows of the rule's conditions and of its actions."""
+    conditions = [dict(
         rule=rule['uuid'], op=c['op'], field=c['field'],
         multiple=c['multiple'], invert=c['invert'],
         params=json.dumps(_params(c, CONDITION_KEYS)))
         for c in rule['conditions']]
-    actions = [RuleAction(rule=rule['uuid'], action=a['action'],
-                          params=json.dumps(_params(a, ACTION_KEYS)))
+    actions = [dict(rule=rule['uuid'], action=a['action'],
+                    params=json.dumps(_params(a, ACTION_KEYS)))
                for a in rule['actions']]
-    return conditions + actions
+    return conditions, actions
 
 
 def _params(item: Mapping[str, Any],
@@ -110,46 +121,43 @@ def _params(item: Mapping[str, Any],
     return {k: v for k, v in item.items() if k not in keys}
 
 
-def get(session: Session, uuid: str) -> dict[str, Any]:
+def get(conn: sa.Connection, uuid: str) -> dict[str, Any]:
     """:raises NotFound:"""
-    rules = _load(session, sa.select(Rule).where(Rule.uuid == uuid))
+    rules = _load(conn, sa.select(RULES).where(RULES.c.uuid == uuid))
     if not rules:
         raise NotFound(uuid)
     return rules[0]
 
 
-def list_all(session: Session) -> list[dict[str, Any]]:
+def list_all(conn: sa.Connection) -> list[dict[str, Any]]:
     """Every rule, oldest first (the order they are evaluated in)."""
-    return _load(session, sa.select(Rule).order_by(Rule.created_at,
-                                                   Rule.uuid))
+    return _load(conn, sa.select(RULES).order_by(RULES.c.created_at,
+                                                 RULES.c.uuid))
 
 
-def _load(session: Session,
-          query: sa.Select[Rule]) -> list[dict[str, Any]]:
-    rows = list(session.scalars(query))
+def _load(conn: sa.Connection,
+          query: sa.Select[Any]) -> list[dict[str, Any]]:
+    rows = conn.execute(query).all()
     uuids = [r.uuid for r in rows]
-    conditions = _by_rule(session, RuleCondition, uuids)
-    actions = _by_rule(session, RuleAction, uuids)
+    conditions = _by_rule(conn, CONDITIONS, uuids)
+    actions = _by_rule(conn, ACTIONS, uuids)
     return [_as_dict(r, conditions.get(r.uuid, []), actions.get(r.uuid, []))
             for r in rows]
 
 
-_Child = TypeVar('_Child', RuleCondition, RuleAction)
-
-
-def _by_rule(session: Session, table: type[_Child],
-             uuids: list[str]) -> dict[str, list[_Child]]:
-    result: dict[str, list[_Child]] = {}
+def _by_rule(conn: sa.Connection, table: sa.Table,
+             uuids: list[str]) -> dict[str, list[sa.Row[Any]]]:
+    result: dict[str, list[sa.Row[Any]]] = {}
     if uuids:
-        query = sa.select(table).where(table.rule.in_(uuids)).order_by(
-            table.id)
-        for row in session.scalars(query):
+        query = sa.select(table).where(table.c.rule.in_(uuids)).order_by(
+            table.c.id)
+        for row in conn.execute(query):
             result.setdefault(row.rule, []).append(row)
     return result
 
 
-def _as_dict(rule: Rule, conditions: Iterable[RuleCondition],
-             actions: Iterable[RuleAction]) -> dict[str, Any]:
+def _as_dict(rule: sa.Row[Any], conditions: Iterable[sa.Row[Any]],
+             actions: Iterable[sa.Row[Any]]) -> dict[str, Any]:
     return {'uuid': rule.uuid, 'description': rule.description,
             'scope': rule.scope,
             'conditions': [dict(json.loads(c.params), op=c.op, field=c.field,
@@ -159,25 +167,25 @@ def _as_dict(rule: Rule, conditions: Iterable[RuleCondition],
                         for a in actions]}
 
 
-def delete(session: Session, uuid: str) -> None:
+def delete(conn: sa.Connection, uuid: str) -> None:
     """:raises NotFound:"""
-    _delete_children(session, [uuid])
-    result = cast('sa.CursorResult[Any]', session.execute(
-        sa.delete(Rule).where(Rule.uuid == uuid)))
+    _delete_children(conn, [uuid])
+    result = cast('sa.CursorResult[Any]', conn.execute(
+        sa.delete(RULES).where(RULES.c.uuid == uuid)))
     if result.rowcount != 1:
         raise NotFound(uuid)
 
 
-def delete_all(session: Session) -> None:
-    _delete_children(session, None)
-    session.execute(sa.delete(Rule))
+def delete_all(conn: sa.Connection) -> None:
+    _delete_children(conn, None)
+    conn.execute(sa.delete(RULES))
 
 
-def _delete_children(session: Session, uuids: list[str] | None) -> None:
+def _delete_children(conn: sa.Connection, uuids: list[str] | None) -> None:
     # NOTE: the foreign keys cascade too; deleting the children first does
     # not depend on SQLite's foreign_keys pragma.
-    for table in (RuleCondition, RuleAction):
+    for table in (CONDITIONS, ACTIONS):
         query = sa.delete(table)
         if uuids is not None:
-            query = query.where(table.rule.in_(uuids))
-        session.execute(query)
+            query = query.where(table.c.rule.in_(uuids))
+        conn.execute(query)

@@ -62,6 +62,10 @@ DELETE_ATTRIBUTES = sa.delete(ATTRIBUTES).where(
 DELETE_NAMED_ATTRIBUTES = DELETE_ATTRIBUTES.where(
     ATTRIBUTES.c.name == sa.bindparam('b_name'))
 DELETE_DATA = sa.delete(DATA).where(DATA.c.node_uuid == sa.bindparam('b_uuid'))
+#: A node's stored data, processed or not.
+DATA_OF = sa.select(DATA.c.data).where(
+    DATA.c.node_uuid == sa.bindparam('b_uuid'),
+    DATA.c.processed == sa.bindparam('b_processed'))
 
 _STATUS_IN = _request.status.in_(sa.bindparam('b_statuses',
                                                 expanding=True))

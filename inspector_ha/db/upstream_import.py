@@ -33,7 +33,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import data_store as data_store_mod
@@ -42,6 +41,7 @@ from inspector_ha.db import models
 from inspector_ha.db import nodes as nodes_db
 from inspector_ha.db import ledger
 from inspector_ha.db import rules as rules_db
+from inspector_ha.db import statements as sql
 from inspector_ha.db import upstream_source
 from inspector_ha.fsm import states as st
 
@@ -172,13 +172,13 @@ class Report:
         return out
 
 
-def _import_nodes(session: orm.Session, source: upstream_source.Source,
+def _import_nodes(conn: sa.Connection, source: upstream_source.Source,
                   rows: Sequence[sa.Row[Any]],
                   dry_run: bool) -> collections.Counter[str]:
     counts: collections.Counter[str] = collections.Counter()
     uuids = [r.uuid for r in rows]
-    present = set(session.scalars(sa.select(models.Node.uuid).where(
-        models.Node.uuid.in_(uuids))))
+    present = set(conn.scalars(sa.select(sql.NODES.c.uuid).where(
+        sql.NODES.c.uuid.in_(uuids))))
     new = [r for r in rows if r.uuid not in present]
     counts['nodes present'] = len(present)
     if not new:
@@ -194,14 +194,14 @@ def _import_nodes(session: orm.Session, source: upstream_source.Source,
         counts['state:' + state] += 1
         counts['interrupted'] += row.state not in KEPT_STATES
         if not dry_run:
-            _add_node(session, row, state, error, finished_at)
+            _add_node(conn, row, state, error, finished_at)
     counts['attributes'] = len(attributes)
     counts['requests'] = len(waiting)
     counts['data'] = len(data)
     counts['data processed'] = sum(1 for d in data if d[1])
     if not dry_run:
-        _add_lookup(session, attributes, waiting)
-        _add_data(session, data)
+        _add_lookup(conn, attributes, waiting)
+        _add_data(conn, data)
     return counts
 
 
@@ -213,43 +213,42 @@ def _carried_state(row: sa.Row[Any], now: datetime.datetime
     return st.ERROR, INTERRUPTED % row.state, now
 
 
-def _add_node(session: orm.Session, row: sa.Row[Any], state: str,
+def _add_node(conn: sa.Connection, row: sa.Row[Any], state: str,
               error: str | None,
               finished_at: datetime.datetime | None) -> None:
-    session.add(models.Node(
+    conn.execute(sql.INSERT_NODE, dict(
         uuid=row.uuid, state=state, generation=1, attempt=1,
         started_at=row.started_at, finished_at=finished_at, error=error,
         manage_boot=row.manage_boot is not False))
-    session.flush()
-    nodes_db.record(session, row.uuid, IMPORT, None, state, 1, ACTOR,
+    nodes_db.record(conn, row.uuid, IMPORT, None, state, 1, ACTOR,
                     None)
 
 
-def _add_lookup(session: orm.Session, attributes: Iterable[sa.Row[Any]],
+def _add_lookup(conn: sa.Connection, attributes: Iterable[sa.Row[Any]],
                 waiting: Iterable[str]) -> None:
     for attr in attributes:
         value = attr.value.lower() if attr.name == lookup.MAC else attr.value
-        nodes_db.add_attributes(session, attr.node_uuid, attr.name, [value])
+        nodes_db.add_attributes(conn, attr.node_uuid, attr.name, [value])
     for uuid in waiting:
         request_id = str(uuidlib.uuid5(uuidlib.NAMESPACE_URL,
                                        '%s/%s' % (ACTOR, uuid)))
-        ledger.add(session, uuid, st.START, 1, request_id=request_id)
-        ledger.mark(session, request_id, ledger.DONE,
+        ledger.add(conn, uuid, st.START, 1, request_id=request_id)
+        ledger.mark(conn, request_id, ledger.DONE,
                       'imported from ironic-inspector in waiting')
 
 
-def _add_data(session: orm.Session,
+def _add_data(conn: sa.Connection,
               data: Iterable[tuple[str, bool, Any]]) -> None:
     store = data_store_mod.DatabaseStore()
     for uuid, processed, value in data:
-        store.save(session, uuid, value, processed)
+        store.save(conn, uuid, value, processed)
 
 
-def _import_rules(session: orm.Session,
+def _import_rules(conn: sa.Connection,
                   rules: Sequence[upstream_source.RuleRows],
                   dry_run: bool) -> collections.Counter[str]:
     counts: collections.Counter[str] = collections.Counter()
-    present = set(session.scalars(sa.select(rules_db.Rule.uuid)))
+    present = set(conn.scalars(sa.select(rules_db.RULES.c.uuid)))
     for (rule, conditions, actions), created_at in zip(
             rules, _strictly_increasing([r[0].created_at for r in rules])):
         if rule.uuid in present:
@@ -259,7 +258,7 @@ def _import_rules(session: orm.Session,
         counts['conditions'] += len(conditions)
         counts['actions'] += len(actions)
         if not dry_run:
-            _add_rule(session, rule, created_at, conditions, actions)
+            _add_rule(conn, rule, created_at, conditions, actions)
     return counts
 
 
@@ -277,24 +276,24 @@ def _strictly_increasing(times: Iterable[datetime.datetime | None]
     return result
 
 
-def _add_rule(session: orm.Session, rule: sa.Row[Any],
+def _add_rule(conn: sa.Connection, rule: sa.Row[Any],
               created_at: datetime.datetime,
               conditions: Sequence[sa.Row[Any]],
               actions: Sequence[sa.Row[Any]]) -> None:
-    session.add(rules_db.Rule(
+    conn.execute(sa.insert(rules_db.RULES).values(
         uuid=rule.uuid, created_at=created_at,
         description=rule.description, disabled=bool(rule.disabled),
         scope=rule.scope))
-    session.flush()
-    session.add_all([rules_db.RuleCondition(
-        rule=rule.uuid, op=c.op, multiple=c.multiple or 'any',
-        invert=bool(c.invert), field=c.field or '',
-        params=_params(c.params)) for c in conditions])
-    session.flush()
-    session.add_all([rules_db.RuleAction(
-        rule=rule.uuid, action=a.action, params=_params(a.params))
-        for a in actions])
-    session.flush()
+    for table, rows in (
+            (rules_db.CONDITIONS, [dict(
+                rule=rule.uuid, op=c.op, multiple=c.multiple or 'any',
+                invert=bool(c.invert), field=c.field or '',
+                params=_params(c.params)) for c in conditions]),
+            (rules_db.ACTIONS, [dict(
+                rule=rule.uuid, action=a.action, params=_params(a.params))
+                for a in actions])):
+        if rows:
+            conn.execute(sa.insert(table), rows)
 
 
 def _params(value: Any) -> str:

@@ -33,7 +33,7 @@ class LeaderLoop(threading.Thread):
     schedule upstream's, so a slow run does not stretch the period that
     other members count on (the black-list lister's, for one).
 
-    ``fence(session)`` must be called first in every transaction of
+    ``fence(conn)`` must be called first in every transaction of
     ``job`` that writes. ``lifecycle`` is the process's stop flag and
     failure; ``campaign`` says when to try for the leadership while
     another member holds it (hurrying after a reset). Between tries it

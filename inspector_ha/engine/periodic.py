@@ -1,7 +1,7 @@
 """The singleton periodic jobs, each run by its elected leader.
 
 Each job is called with the leader's ``fence`` alone (:func:`jobs` binds
-what it uses) and calls ``fence(session)`` first in every transaction
+what it uses) and calls ``fence(conn)`` first in every transaction
 that writes, so a deposed leader writes nothing (see
 :mod:`inspector_ha.coordination.election`).
 """
@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import timeutils
 from inspector_ha.coordination.election import Fence
@@ -84,47 +83,47 @@ def _publish(publisher: queue.Publisher,
         publisher.publish(request.id, request.node_uuid, request.event)
 
 
-def _touch_stale(session: orm.Session, fence: Fence,
+def _touch_stale(conn: sa.Connection, fence: Fence,
                  older_than: float) -> list[models.Request]:
-    fence(session)
-    stale = ledger.stale(session, older_than)
-    ledger.touch(session, [r.id for r in stale])
+    fence(conn)
+    stale = ledger.stale(conn, older_than)
+    ledger.touch(conn, [r.id for r in stale])
     return stale
 
 
-def _add_timeouts(session: orm.Session, fence: Fence,
+def _add_timeouts(conn: sa.Connection, fence: Fence,
                   timeout: float) -> list[models.Request]:
-    fence(session)
+    fence(conn)
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=timeout)
     table = models.Node
-    expired = session.scalars(sa.select(table).where(
+    expired = conn.execute(sa.select(table.uuid, table.attempt).where(
         table.finished_at.is_(None), table.started_at < cutoff,
         table.state.not_in(list(st.FINAL_STATES)))).all()
-    added = [ledger.add_once(session, n.uuid, st.TIMEOUT, n.attempt)
+    added = [ledger.add_once(conn, n.uuid, st.TIMEOUT, n.attempt)
              for n in expired]
     return [r for r in added if r is not None]
 
 
-def _add_deletes(session: orm.Session, fence: Fence,
+def _add_deletes(conn: sa.Connection, fence: Fence,
                  in_ironic: Iterable[str], suspects: frozenset[str]
                  ) -> tuple[list[models.Request], frozenset[str]]:
     """Delete requests for the missing ``suspects``; the new suspects."""
-    fence(session)
-    missing = frozenset(session.scalars(sa.select(models.Node.uuid))) - \
+    fence(conn)
+    missing = frozenset(conn.scalars(sa.select(models.Node.uuid))) - \
         frozenset(in_ironic)
-    added = [ledger.add_once(session, u, st.DELETE, None)
+    added = [ledger.add_once(conn, u, st.DELETE, None)
              for u in missing & suspects]
     return [r for r in added if r is not None], missing
 
 
-def _clean_up(session: orm.Session, fence: Fence, expiry: float) -> None:
-    fence(session)
+def _clean_up(conn: sa.Connection, fence: Fence, expiry: float) -> None:
+    fence(conn)
     cutoff = timeutils.utcnow() - datetime.timedelta(seconds=expiry)
     finished = sa.select(models.Node.uuid).where(
         models.Node.finished_at < cutoff)
-    session.execute(sa.delete(models.IntrospectionData).where(
+    conn.execute(sa.delete(models.IntrospectionData).where(
         models.IntrospectionData.node_uuid.in_(finished)))
-    session.execute(sa.delete(models.Request).where(
+    conn.execute(sa.delete(models.Request).where(
         models.Request.status.not_in(ledger.OPEN),
         models.Request.updated_at < cutoff))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple, Protocol
 
-from sqlalchemy import orm
+import sqlalchemy as sa
 
 from inspector_ha.db import ledger
 from inspector_ha.db import lookup
@@ -33,7 +33,7 @@ PORTS = 'ports'
 class DataStore(Protocol):
     """Where introspection data is kept (a plugin; ``save`` is used)."""
 
-    def save(self, session: orm.Session, uuid: str, data: Any,
+    def save(self, conn: sa.Connection, uuid: str, data: Any,
              processed: bool) -> None: ...
 
 
@@ -41,7 +41,7 @@ class Prepared(Protocol):
     """What :meth:`inspector_ha.engine.tasks.Tasks.prepare` gives:
     recorded in the transaction of the transition it was prepared for."""
 
-    def record(self, session: orm.Session, node: models.Node) -> None: ...
+    def record(self, conn: sa.Connection, node: models.Node) -> None: ...
 
 
 class Listed:
@@ -58,9 +58,9 @@ class Listed:
     def macs(self) -> list[str]:
         return [port.address for port in self.ports]
 
-    def record(self, session: orm.Session, node: models.Node) -> None:
+    def record(self, conn: sa.Connection, node: models.Node) -> None:
         if self.error is None:
-            record_ports(session, node, self.macs, self.ports)
+            record_ports(conn, node, self.macs, self.ports)
 
 
 class Processed:
@@ -75,11 +75,11 @@ class Processed:
         self._data = data
         self._data_store = data_store
 
-    def record(self, session: orm.Session, node: models.Node) -> None:
-        ledger.record_once(session, node.uuid, PROCESSED, node.attempt,
+    def record(self, conn: sa.Connection, node: models.Node) -> None:
+        ledger.record_once(conn, node.uuid, PROCESSED, node.attempt,
                            self.changes.to_dict())
         if self._data_store is not None:
-            self._data_store.save(session, node.uuid, self._data, True)
+            self._data_store.save(conn, node.uuid, self._data, True)
 
 
 class Started(NamedTuple):
@@ -94,16 +94,16 @@ class Started(NamedTuple):
     rules: Sequence[dict[str, Any]] = ()
 
 
-def as_started(session: orm.Session, node: models.Node) -> Started:
+def as_started(conn: sa.Connection, node: models.Node) -> Started:
     """The attempt of ``node`` as it started, and the rules."""
-    every_rule = rules_db.list_all(session)
-    start = ledger.newest(session, node.uuid, st.START, node.attempt)
+    every_rule = rules_db.list_all(conn)
+    start = ledger.newest(conn, node.uuid, st.START, node.attempt)
     snapshot = ledger.payload(start).get('node') if start else None
     if snapshot is None:
         return Started(rules=every_rule)
-    macs = session.scalars(sql.ATTRIBUTE_VALUES, {
+    macs = conn.scalars(sql.ATTRIBUTE_VALUES, {
         'b_uuid': node.uuid, 'b_name': lookup.MAC}).all()
-    ports = ledger.recorded(session, node.uuid, PORTS, node.attempt)
+    ports = ledger.recorded(conn, node.uuid, PORTS, node.attempt)
     return Started(
         ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
         None if ports is None else [ironic_client.Port(*port)
@@ -111,12 +111,12 @@ def as_started(session: orm.Session, node: models.Node) -> Started:
         every_rule)
 
 
-def record_ports(session: orm.Session, node: models.Node,
+def record_ports(conn: sa.Connection, node: models.Node,
                  macs: list[str], ports: list[ironic_client.Port]) -> None:
     """The node's MACs for lookup, and its ports for processing (a start
     delivered again keeps the first record: a port changed since is met
     by processing as gone or as existing)."""
-    nodes.replace_attributes(session, node.uuid, lookup.MAC, macs)
-    ledger.add_once(session, node.uuid, PORTS, node.attempt,
+    nodes.replace_attributes(conn, node.uuid, lookup.MAC, macs)
+    ledger.add_once(conn, node.uuid, PORTS, node.attempt,
                     payload={'ports': [list(port) for port in ports]},
                     status=ledger.DONE)

@@ -17,7 +17,6 @@ from typing import Any
 
 from oslo_utils import strutils
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
@@ -153,7 +152,7 @@ class Tasks:
         return (ironic_node.power_state == 'power on' or
                 bool(ironic_node.target_power_state))
 
-    def read_ahead(self, session: orm.Session, request: models.Request,
+    def read_ahead(self, conn: sa.Connection, request: models.Request,
                    node: models.Node) -> prepared_mod.Started | None:
         """What :meth:`prepare` reads for ``request``, read in the
         transaction that counts its delivery: the attempt as started and
@@ -161,7 +160,7 @@ class Tasks:
         if st.target(node.state, request.event) != st.PROCESSING:
             return None
         try:
-            return prepared_mod.as_started(session, node)
+            return prepared_mod.as_started(conn, node)
         except sa.exc.SQLAlchemyError:
             raise
         except Exception:

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import lifecycle as lifecycle_mod
 from inspector_ha.common import retry
@@ -81,5 +80,5 @@ class Watch(threading.Thread):
         self._hard_exit(1)
 
 
-def _ping(session: orm.Session) -> None:
-    session.execute(sa.text('SELECT 1'))
+def _ping(conn: sa.Connection) -> None:
+    conn.execute(sa.text('SELECT 1'))

@@ -28,7 +28,6 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.common import lifecycle as lifecycle_mod
 from inspector_ha.common import logctx
@@ -285,8 +284,8 @@ class Delivered(NamedTuple):
     ahead: prepared_mod.Started | None = None
 
 
-def _count_delivery(session: orm.Session, request_id: str, locked: str,
-                    read_ahead: Callable[[orm.Session, Request, Node],
+def _count_delivery(conn: sa.Connection, request_id: str, locked: str,
+                    read_ahead: Callable[[sa.Connection, Request, Node],
                                          prepared_mod.Started | None]
                     ) -> Delivered:
     """The request, its deliveries, its node and what its task will read
@@ -295,17 +294,17 @@ def _count_delivery(session: orm.Session, request_id: str, locked: str,
     which came too early to fail, nor one of another node than
     ``locked``, which is read again under its own node's lock). Only
     None for a request that is not (or no longer) in the ledger."""
-    request = ledger.get(session, request_id)
+    request = ledger.get(conn, request_id)
     if (request is None or request.status not in ledger.OPEN or
             request.node_uuid != locked):
         return Delivered(request)
-    node = nodes.get(session, request.node_uuid)
+    node = nodes.get(conn, request.node_uuid)
     if node is None:
-        return Delivered(request, ledger.count_delivery(session, request_id))
+        return Delivered(request, ledger.count_delivery(conn, request_id))
     if _parked(request, node):
         return Delivered(request, 0, node)
-    return Delivered(request, ledger.count_delivery(session, request_id),
-                     node, read_ahead(session, request, node))
+    return Delivered(request, ledger.count_delivery(conn, request_id),
+                     node, read_ahead(conn, request, node))
 
 
 def _parked(request: Request, node: Node | None) -> bool:
@@ -315,20 +314,20 @@ def _parked(request: Request, node: Node | None) -> bool:
             node.state == st.STARTING and request.attempt == node.attempt)
 
 
-def _save(session: orm.Session, node: Node, request: Request, to_state: str,
+def _save(conn: sa.Connection, node: Node, request: Request, to_state: str,
           actor: str, error: str | None,
           prepared: prepared_mod.Prepared | None = None) -> nodes.Moved:
     """Commit the transition, mark the request applied and record what
     the task prepared for it."""
-    ledger.mark_open(session, request.id, ledger.APPLIED)
-    saved = nodes.move(session, node, request.event, to_state, actor,
+    ledger.mark_open(conn, request.id, ledger.APPLIED)
+    saved = nodes.move(conn, node, request.event, to_state, actor,
                        request.id, error)
     if prepared is not None:
-        prepared.record(session, node)
+        prepared.record(conn, node)
     return saved
 
 
-def _follow_up(session: orm.Session, node: Node, request: Request,
+def _follow_up(conn: sa.Connection, node: Node, request: Request,
                event: str | None, actor: str, error: str | None,
                entered_at: datetime.datetime | None = None
                ) -> tuple[str | None, float | None, str | None]:
@@ -341,29 +340,29 @@ def _follow_up(session: orm.Session, node: Node, request: Request,
     stayed: float | None = None
     if event is not None:
         to_state = machine.advance(node.state, event)
-        stayed = nodes.transition(session, node, event, to_state, actor,
+        stayed = nodes.transition(conn, node, event, to_state, actor,
                                   request.id, error, entered_at)
-    ledger.mark_open(session, request.id, ledger.DONE)
+    ledger.mark_open(conn, request.id, ledger.DONE)
     parked = None
     if to_state == st.WAITING:
-        parked = ledger.newest_id(session, node.uuid, st.PROCESS,
+        parked = ledger.newest_id(conn, node.uuid, st.PROCESS,
                                   node.attempt, [ledger.PENDING])
     return to_state, stayed, parked
 
 
-def _moved_by(session: orm.Session, uuid: str, request_id: str) -> bool:
+def _moved_by(conn: sa.Connection, uuid: str, request_id: str) -> bool:
     """Whether the node's last transition was made for ``request_id``."""
     table = models.Transition
-    return session.scalar(
+    return conn.scalar(
         sa.select(table.request_id).where(table.node_uuid == uuid)
         .order_by(table.id.desc()).limit(1)) == request_id
 
 
-def _close(session: orm.Session, request_id: str, status: str,
+def _close(conn: sa.Connection, request_id: str, status: str,
            why: str) -> None:
     """Close the request unless it is closed already."""
     try:
-        ledger.mark_open(session, request_id, status, why)
+        ledger.mark_open(conn, request_id, status, why)
     except conflicts.StaleWrite:
         pass
 
@@ -375,18 +374,18 @@ def _failable(node: Node | None, request: Request) -> bool:
             st.target(node.state, st.FAIL) == st.ERROR)
 
 
-def _close_dead(session: orm.Session, node: Node | None, request: Request,
+def _close_dead(conn: sa.Connection, node: Node | None, request: Request,
                 actor: str, why: str) -> float | None:
     """Close ``request`` as dead and, given ``node``, fail it with ``why``;
     the seconds the node spent in the state it left, if it was failed."""
     stayed: float | None = None
     if node is not None:
-        stayed = nodes.transition(session, node, st.FAIL, st.ERROR, actor,
+        stayed = nodes.transition(conn, node, st.FAIL, st.ERROR, actor,
                                   request.id, why)
-    ledger.mark_open(session, request.id, ledger.DEAD, why)
+    ledger.mark_open(conn, request.id, ledger.DEAD, why)
     return stayed
 
 
-def _delete_node_row(session: orm.Session, request: Request) -> None:
-    nodes.delete(session, request.node_uuid)
-    ledger.mark(session, request.id, ledger.DONE)
+def _delete_node_row(conn: sa.Connection, request: Request) -> None:
+    nodes.delete(conn, request.node_uuid)
+    ledger.mark(conn, request.id, ledger.DONE)

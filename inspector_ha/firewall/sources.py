@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import sqlalchemy as sa
-from sqlalchemy import orm
 
 from inspector_ha.db import lookup
 from inspector_ha.db import models
@@ -24,10 +23,10 @@ def ironic_ports(ironic: ironic_client.Ironic,
     return [(port['id'], mac) for port, mac in zip(ports, macs)]
 
 
-def under_introspection(session: orm.Session) -> dict[str, set[str]]:
+def under_introspection(conn: sa.Connection) -> dict[str, set[str]]:
     """``{node_uuid: {mac, ...}}``: the MAC lookup attributes, which exist
     exactly while a node's introspection is not over (guarantee S4)."""
-    rows = session.execute(sa.select(
+    rows = conn.execute(sa.select(
         models.Attribute.node_uuid, models.Attribute.value).where(
         models.Attribute.name == lookup.MAC)).all()
     result: dict[str, set[str]] = {}

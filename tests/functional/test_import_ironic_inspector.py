@@ -126,12 +126,13 @@ def _fill(engine):
 def _nodes(session):
     return {n.uuid: (n.state, n.error, n.started_at, n.finished_at,
                      n.manage_boot, n.attempt)
-            for n in session.scalars(sa.select(models.Node))}
+            for n in session.execute(sa.select(models.Node.__table__))}
 
 
 def _attributes(session):
     return sorted((a.node_uuid, a.name, a.value)
-                  for a in session.scalars(sa.select(models.Attribute)))
+                  for a in session.execute(
+                      sa.select(models.Attribute.__table__)))
 
 
 def _existing_target_node(session):

@@ -1,6 +1,8 @@
 """Helpers of the worker tests: queue a request, deliver it to a worker
 the way the consumer does, read back the request and the node."""
 
+import contextlib
+
 from inspector_ha.db import nodes
 from inspector_ha.db import ledger
 from inspector_ha.messaging import objects
@@ -26,3 +28,21 @@ def node(service, uuid):
 
 def request(service, request_id):
     return service.store.transaction(ledger.get, request_id)
+
+
+@contextlib.contextmanager
+def after_each_commit(store, hook):
+    """Call ``hook()`` after each transaction ``store`` commits, in the
+    thread that ran it, until the block ends."""
+    original = store.transaction
+
+    def transaction(func, *args, **kwargs):
+        result = original(func, *args, **kwargs)
+        hook()
+        return result
+
+    store.transaction = transaction
+    try:
+        yield
+    finally:
+        del store.transaction

@@ -7,6 +7,7 @@ waiting node, so reading the ramdisk's message raises on every delivery.
 """
 
 import pytest
+import sqlalchemy as sa
 
 from deliveries import deliver as _deliver
 from deliveries import node as _node
@@ -31,8 +32,10 @@ def _poison(service, uuid):
     return row.id
 
 
-def _corrupt(session, request_id):
-    session.get(models.Request, request_id).payload = '{"error": '
+def _corrupt(conn, request_id):
+    conn.execute(sa.update(models.Request)
+                 .where(models.Request.id == request_id)
+                 .values(payload='{"error": '))
 
 
 def test_a_poison_request_is_put_back_until_its_last_allowed_delivery(

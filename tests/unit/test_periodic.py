@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from inspector_ha.db import leaders
 from inspector_ha.db import models
+from inspector_ha.db import nodes
 from inspector_ha.db import ledger
 from inspector_ha.engine import leadership
 from inspector_ha.engine import periodic
@@ -41,7 +42,7 @@ def _leader(service, name, job, period=60):
 
 def _open_requests(service, event):
     def query(session):
-        return [r for r in session.scalars(sa.select(models.Request))
+        return [r for r in session.execute(sa.select(models.Request.__table__))
                 if r.event == event]
     return service.store.transaction(query)
 
@@ -66,7 +67,7 @@ def test_a_timeout_request_ends_the_introspection_in_error(service,
     message = objects.TransitionRequest(request_id=request.id,
                                         node_uuid=uuid, event=st.TIMEOUT)
     assert service.worker().handle(message)
-    node = service.store.transaction(lambda s: s.get(models.Node, uuid))
+    node = service.store.transaction(nodes.get, uuid)
     assert (node.state, node.error) == (st.ERROR, 'Introspection timeout')
 
 

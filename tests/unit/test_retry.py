@@ -105,11 +105,12 @@ def test_an_unreachable_database_is_retried_then_unavailable(tmp_path,
     url = 'sqlite:///%s' % (tmp_path / 'missing' / 'dir' / 'db.sqlite')
     policy = retry.RetryPolicy('database', 2, 0.01, stop, db_api.RETRYABLE)
     store = db_api.Store(url, policy)
-    calls = []
+    connects = []
+    sa.event.listen(store.engine, 'do_connect',
+                    lambda *args: connects.append(1))
 
-    def read(session):
-        calls.append(1)
-        return session.execute(sa.text('SELECT 1')).scalar()
+    def read(conn):
+        return conn.execute(sa.text('SELECT 1')).scalar()
 
     try:
         with pytest.raises(retry.BackendUnavailable) as info:
@@ -118,7 +119,7 @@ def test_an_unreachable_database_is_retried_then_unavailable(tmp_path,
         store.dispose()
     assert info.value.backend == 'database'
     assert isinstance(info.value.cause, sa.exc.OperationalError)
-    assert calls == [1, 1, 1]
+    assert connects == [1, 1, 1]
 
 
 def test_a_transaction_is_rolled_back_and_retried_whole(store):
@@ -126,11 +127,10 @@ def test_a_transaction_is_rolled_back_and_retried_whole(store):
 
     def write(session):
         attempts.append(1)
-        session.add(models.Request(
+        session.execute(sa.insert(models.Request).values(
             id='r%d' % len(attempts), node_uuid='n', event='abort',
             status='pending', deliveries=0,
             created_at=sa.func.now(), updated_at=sa.func.now()))
-        session.flush()
         if len(attempts) == 1:
             raise sa.exc.OperationalError('INSERT', {}, Exception('gone'))
         return len(attempts)

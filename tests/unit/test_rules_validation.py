@@ -167,7 +167,8 @@ def test_deleting_all_rules_empties_the_three_tables(store, plugins):
 
 def test_the_creation_time_is_recorded(store, plugins):
     uuid = _create(store, plugins)['uuid']
-    row = store.transaction(lambda s: s.get(rules_db.Rule, uuid))
+    row = store.transaction(lambda s: s.execute(
+        sa.select(rules_db.RULES).where(rules_db.RULES.c.uuid == uuid)).one())
     assert isinstance(row.created_at, datetime.datetime)
     assert row.disabled is False
 

@@ -5,9 +5,8 @@ other one's follow-up fail and strand the node (found by the fault
 suite's SIGSTOP test)."""
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy import orm
 
+from deliveries import after_each_commit
 from inspector_ha.db import nodes
 from inspector_ha.db import ledger
 from inspector_ha.engine import worker as worker_mod
@@ -25,7 +24,7 @@ def _another_delivery_applies_it_again(service, request_id):
     a redelivery commits first: the same transition, again."""
     state = {'busy': False, 'done': False}
 
-    def hook(session):
+    def hook():
         if state['busy'] or state['done']:
             return
         state['busy'] = True
@@ -49,12 +48,9 @@ def test_a_late_follow_up_leaves_the_request_to_its_other_delivery(
     request_id = service.store.transaction(ledger.add, uuid, st.ABORT,
                                            1).id
     hook = _another_delivery_applies_it_again(service, request_id)
-    sa.event.listen(orm.Session, 'after_commit', hook)
-    try:
+    with after_each_commit(service.store, hook):
         assert worker.handle(objects.TransitionRequest(
             request_id=request_id, node_uuid=uuid, event=st.ABORT)) is True
-    finally:
-        sa.event.remove(orm.Session, 'after_commit', hook)
     # NOTE: this delivery's follow-up (abort_end) lost to the redelivery's
     # write; the request stays open for the redelivery to finish.
     assert service.store.transaction(ledger.get,

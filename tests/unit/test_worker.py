@@ -8,9 +8,8 @@ that do not call Ironic are driven here.
 import threading
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy import orm
 
+from deliveries import after_each_commit
 from deliveries import deliver as _deliver
 from deliveries import node as _node
 from deliveries import queue as _queue
@@ -266,7 +265,7 @@ def test_a_duplicate_delivered_while_the_first_holds_the_node_is_put_back(
     def deliver(name):
         outcomes[name] = service.worker().handle(message)
 
-    def other_comes_meanwhile(session):
+    def other_comes_meanwhile():
         # NOTE: fires after the holder's first commit (its read of the
         # request under the node's lock, still pending), before it applies.
         if threading.current_thread().name == 'holder' and \
@@ -275,14 +274,11 @@ def test_a_duplicate_delivered_while_the_first_holds_the_node_is_put_back(
             other.start()
             other.join(timeout=30)
 
-    sa.event.listen(orm.Session, 'after_commit', other_comes_meanwhile)
-    try:
+    with after_each_commit(service.store, other_comes_meanwhile):
         holder = threading.Thread(target=deliver, args=('holder',),
                                   name='holder')
         holder.start()
         holder.join(timeout=60)
-    finally:
-        sa.event.remove(orm.Session, 'after_commit', other_comes_meanwhile)
     assert outcomes == {'other': False, 'holder': True}
     assert [h for h in _history(service, uuid) if h[3] == request_id] == [
         ('error', 'waiting', 'error', request_id)]
