@@ -45,6 +45,22 @@ def test_another_origin_gets_no_cors_headers(cors_client):
     assert 'Access-Control-Allow-Origin' not in response.headers
 
 
+def test_with_no_allowed_origin_no_answer_has_cors_headers(service_conf):
+    svc = service_mod.Service(service_conf)
+    try:
+        client = app_mod.create_app(svc).test_client()
+        for origin in (ORIGIN, 'https://evil'):
+            response = client.get('/', headers={'Origin': origin})
+            assert response.status_code == 200
+            assert not [h for h in response.headers
+                        if h[0].startswith('Access-Control-')]
+            preflight = client.options('/v1/introspection', headers={
+                'Origin': origin, 'Access-Control-Request-Method': 'GET'})
+            assert 'Access-Control-Allow-Origin' not in preflight.headers
+    finally:
+        svc.shutdown()
+
+
 def test_upstreams_example_hooks_load_and_only_log():
     conf = hooktools.new_conf()
     conf.set_override('processing_hooks', 'example', group='processing')
