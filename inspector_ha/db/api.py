@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
@@ -21,6 +21,8 @@ from sqlalchemy import event, exc
 from inspector_ha.common import retry
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from oslo_config import cfg
 
 #: Errors that mean "the database is (perhaps briefly) unavailable" or a
@@ -90,7 +92,10 @@ def _sqlite_engine(url: str) -> sa.Engine:
 
     @event.listens_for(engine, 'begin')
     def _on_begin(conn: sa.Connection) -> None:
-        conn.exec_driver_sql('BEGIN IMMEDIATE')
+        # NOTE: on the driver's connection: through exec_driver_sql this
+        # statement cost as much CPU as a transaction's read.
+        driver = cast('sqlite3.Connection', conn.connection.driver_connection)
+        driver.execute('BEGIN IMMEDIATE')
 
     return engine
 
