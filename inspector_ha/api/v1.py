@@ -107,8 +107,9 @@ class V1:
     def _continue(self, data, logs):
         """Record the post; ``logs`` (or None) go to the worker, which
         saves them if processing fails. The lookup and the request are
-        one transaction."""
-        raw = copy.deepcopy(data)
+        one transaction. The data as posted is kept (copied before the
+        hooks change it) only for a store that keeps it."""
+        raw = copy.deepcopy(data) if self._data_store.enabled else None
         failures = self._pipeline.before_processing(data)
         event, record = self._recorder(data, raw, logs, failures)
         uuid, request_id = self._lookup(data, record)
