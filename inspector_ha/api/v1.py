@@ -109,7 +109,8 @@ class V1:
         saves them if processing fails. The lookup and the request are
         one transaction. The data as posted is kept (copied before the
         hooks change it) only for a store that keeps it."""
-        raw = copy.deepcopy(data) if self._data_store.enabled else None
+        keeps = getattr(self._data_store, 'enabled', True)
+        raw = copy.deepcopy(data) if keeps else None
         failures = self._pipeline.before_processing(data)
         event, record = self._recorder(data, raw, logs, failures)
         uuid, request_id = self._lookup(data, record)

@@ -11,6 +11,7 @@ session, 0.33-0.42 through a connection).
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
@@ -21,8 +22,6 @@ from sqlalchemy import event, exc
 from inspector_ha.common import retry
 
 if TYPE_CHECKING:
-    import sqlite3
-
     from oslo_config import cfg
 
 #: Errors that mean "the database is (perhaps briefly) unavailable" or a
@@ -94,8 +93,14 @@ def _sqlite_engine(url: str) -> sa.Engine:
     def _on_begin(conn: sa.Connection) -> None:
         # NOTE: on the driver's connection: through exec_driver_sql this
         # statement cost as much CPU as a transaction's read.
-        driver = cast('sqlite3.Connection', conn.connection.driver_connection)
-        driver.execute('BEGIN IMMEDIATE')
+        # A failure (the write lock still busy after the timeout, a
+        # read-only file) is raised as SQLAlchemy's, so it is retried.
+        driver = cast(sqlite3.Connection, conn.connection.driver_connection)
+        try:
+            driver.execute('BEGIN IMMEDIATE')
+        except sqlite3.OperationalError as error:
+            raise exc.OperationalError('BEGIN IMMEDIATE', None,
+                                       error) from error
 
     return engine
 

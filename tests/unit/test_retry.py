@@ -1,5 +1,6 @@
 """Retry policies (``common/retry.py``) and the store's use of them."""
 
+import sqlite3
 import threading
 import time
 
@@ -153,3 +154,25 @@ def test_an_error_outside_the_retryable_ones_is_not_retried(store):
     with pytest.raises(ValueError):
         store.transaction(fail)
     assert attempts == [1]
+
+
+def test_a_write_lock_busy_past_the_timeout_is_retried_then_unavailable(
+        tmp_path, stop, caplog):
+    path = tmp_path / 'db.sqlite'
+    policy = retry.RetryPolicy('database', 2, 0.01, stop, db_api.RETRYABLE)
+    store = db_api.Store('sqlite:///%s' % path, policy)
+    sa.event.listen(store.engine, 'connect', lambda dbapi_conn, _record:
+                    dbapi_conn.execute('PRAGMA busy_timeout = 50'))
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute('BEGIN IMMEDIATE')
+    try:
+        with pytest.raises(retry.BackendUnavailable) as info:
+            store.transaction(lambda conn: conn.execute(
+                sa.text('SELECT 1')).scalar())
+    finally:
+        holder.close()
+        store.dispose()
+    assert isinstance(info.value.cause, sa.exc.OperationalError)
+    assert 'locked' in str(info.value.cause)
+    assert len([r for r in caplog.records
+                if 'database call failed' in r.getMessage()]) == 2
