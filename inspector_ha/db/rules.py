@@ -95,11 +95,16 @@ def create(conn: sa.Connection, rule: dict[str, Any]) -> dict[str, Any]:
             created_at=timeutils.utcnow()))
     except exc.IntegrityError:
         raise Duplicate(rule['uuid']) from None
-    conditions, actions = _children(rule)
+    insert_children(conn, *_children(rule))
+    return get(conn, rule['uuid'])
+
+
+def insert_children(conn: sa.Connection, conditions: list[dict[str, Any]],
+                    actions: list[dict[str, Any]]) -> None:
+    """Insert a rule's condition rows and action rows, in order."""
     for table, rows in ((CONDITIONS, conditions), (ACTIONS, actions)):
         if rows:
             conn.execute(sa.insert(table), rows)
-    return get(conn, rule['uuid'])
 
 
 def _children(rule: dict[str, Any]) -> tuple[list[dict[str, Any]],

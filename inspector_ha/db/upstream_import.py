@@ -284,16 +284,13 @@ def _add_rule(conn: sa.Connection, rule: sa.Row[Any],
         uuid=rule.uuid, created_at=created_at,
         description=rule.description, disabled=bool(rule.disabled),
         scope=rule.scope))
-    for table, rows in (
-            (rules_db.CONDITIONS, [dict(
-                rule=rule.uuid, op=c.op, multiple=c.multiple or 'any',
-                invert=bool(c.invert), field=c.field or '',
-                params=_params(c.params)) for c in conditions]),
-            (rules_db.ACTIONS, [dict(
-                rule=rule.uuid, action=a.action, params=_params(a.params))
-                for a in actions])):
-        if rows:
-            conn.execute(sa.insert(table), rows)
+    rules_db.insert_children(
+        conn,
+        [dict(rule=rule.uuid, op=c.op, multiple=c.multiple or 'any',
+              invert=bool(c.invert), field=c.field or '',
+              params=_params(c.params)) for c in conditions],
+        [dict(rule=rule.uuid, action=a.action, params=_params(a.params))
+         for a in actions])
 
 
 def _params(value: Any) -> str:
