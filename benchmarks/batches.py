@@ -328,10 +328,12 @@ def cluster_deployment(the_cluster, phase):
 def run_split(ironic, workdir, args):
     nodes = create_nodes(ironic, args.nodes)
     burst_nodes = create_nodes(ironic, args.concurrency)
-    conf = CLUSTER_CONF
+    worker = dict(CLUSTER_CONF['worker'])
     if args.worker_pool_size:
-        conf = {'worker': dict(CLUSTER_CONF['worker'],
-                               pool_size=args.worker_pool_size)}
+        worker['pool_size'] = args.worker_pool_size
+    if args.cluster_concurrency:
+        worker['cluster_concurrency'] = args.cluster_concurrency
+    conf = {'worker': worker}
     with split_cluster(ironic, workdir, conf=conf) as the_cluster:
         deployment = cluster_deployment(the_cluster, 'split')
         log('split cluster up: %s' % ', '.join(
@@ -339,9 +341,11 @@ def run_split(ironic, workdir, args):
         result = run(deployment, ironic, nodes, args)
         _finish(result, the_cluster.api_urls, burst_nodes,
                 the_cluster.database, list(nodes), args)
-    result['deployment'] = ('2 API processes, 3 workers (%s threads '
-                            'each), PostgreSQL, RabbitMQ, Redis' % (
-                                args.worker_pool_size or 'the default'))
+    result['deployment'] = (
+        '2 API processes, 3 workers (%s threads each, cluster_concurrency '
+        '%s), PostgreSQL, RabbitMQ, Redis' % (
+            args.worker_pool_size or 'the default',
+            args.cluster_concurrency or 'unset'))
     return result
 
 

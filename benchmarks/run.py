@@ -60,6 +60,10 @@ def parse(argv):
     parser.add_argument('--worker-pool-size', type=int,
                         help="the split cluster's [worker] pool_size "
                              '(default: the default, the number of CPUs)')
+    parser.add_argument('--cluster-concurrency', type=int,
+                        help="the split cluster's [worker] "
+                             'cluster_concurrency (default: unset, no '
+                             'cluster limit)')
     parser.add_argument('--ironic', choices=sorted(report.IRONIC_LAYOUTS),
                         default='all-in-one',
                         help='all-in-one: the one-process Ironic on SQLite '

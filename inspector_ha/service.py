@@ -33,6 +33,7 @@ from inspector_ha.firewall import manager as firewall_mgr
 from inspector_ha.firewall import sources
 from inspector_ha.firewall import watcher
 from inspector_ha.ironic import client as ironic_client
+from inspector_ha.messaging import cluster_share
 from inspector_ha.messaging import queue
 from inspector_ha.processing import pipeline
 
@@ -70,6 +71,8 @@ class Service:
         self.throttle = throttle.RebootThrottle(
             self.coordinator, conf.worker.reboot_throttle, self.stop)
         self._consumer = None
+        #: This worker process's share of [worker] cluster_concurrency.
+        self.share = None
         self.membership = None
         self.leader_loops = []
         self.firewall = None
@@ -104,7 +107,8 @@ class Service:
         self.membership = membership.Membership(
             self.coordinator, self.lifecycle, self.conf.coordination,
             self.conf.host, ['worker'] if workers else ['api'],
-            self.reset_leaderships, self._shown)
+            self.reset_leaderships, self._shown,
+            self._on_workers())
         self.membership.enter()
         self.membership.start()
         if periodic_jobs:
@@ -153,11 +157,21 @@ class Service:
         return sources.ironic_ports(
             self.ironic, self.conf.pxe_filter.ethoib_interfaces, after=after)
 
+    def _on_workers(self):
+        """What learns the number of live workers: this worker's share,
+        when [worker] cluster_concurrency sets one."""
+        if self.share is None or not self.conf.worker.cluster_concurrency:
+            return None
+        return self.share.resize_for
+
     def _start_workers(self):
+        opts = self.conf.worker
+        self.share = cluster_share.ClusterShare(opts.cluster_concurrency,
+                                                opts.pool_size)
         self._consumer = queue.Consumer(
             self.transport, self.conf.queue.topic, self.worker().handle,
-            self.conf.worker.pool_size, self.conf.worker.queue_get_timeout,
-            self.stop, self.conf.worker.requeue_delay)
+            opts.pool_size, opts.queue_get_timeout, self.stop,
+            opts.requeue_delay, self.share)
         self._consumer.start()
         self.watch().start()
 
@@ -209,10 +223,13 @@ class Service:
 
     def _shown(self):
         """What this member shows in the group besides who it is: the
-        fenced writes of its leaderships, its firewall state."""
+        fenced writes of its leaderships, its firewall state, its share
+        of [worker] cluster_concurrency."""
         shown = {'fenced_writes': {t.job_name: t.fenced_writes
                                    for t in self.leader_loops
                                    if t.fenced_writes}}
+        if self._on_workers() is not None:
+            shown['slots'] = self.share.slots
         if self.firewall is not None:
             shown['firewall'] = {k: v for k, v in
                                  self.firewall.describe().items()

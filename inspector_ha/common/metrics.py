@@ -84,6 +84,9 @@ PERIODIC_RUNS = _counter('periodic_runs', 'Runs of a periodic task led by '
 FENCED_WRITES = _counter('fenced_writes', 'Writes of a deposed leader '
                                           'refused by the epoch fence.',
                          ['task'])
+WORKER_SLOTS = _gauge('worker_slots', 'Requests this worker process may '
+                      'handle at once: its pool, or its share of [worker] '
+                      'cluster_concurrency.')
 PXE_LIST_SIZE = _gauge('pxe_filter_list_size', 'Entries in the PXE '
                                                'filter\'s lists.', ['list'])
 PXE_OPEN = _gauge('pxe_filter_open', '1 when this host serves DHCP to '

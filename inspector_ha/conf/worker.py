@@ -10,6 +10,19 @@ OPTS = [
     cfg.IntOpt('pool_size', default=os.cpu_count() or 1, min=1, max=1024,
                sample_default='<cpu count>',
                help='Number of worker threads in each process.'),
+    cfg.IntOpt('cluster_concurrency', default=0, min=0, max=100000,
+               help='Most requests handled at once across the whole '
+                    'cluster: each worker process handles at most its '
+                    'share, this divided by the live worker processes '
+                    '(rounded up, at least 1, at most pool_size), '
+                    'resized within watch_period of [coordination] when '
+                    'workers come or go. It keeps the workers together '
+                    'from pushing Ironic past what it serves well: a '
+                    'saturated Ironic spends more CPU on each call. Size '
+                    'it to Ironic: for one Ironic process, 2 or 3 '
+                    '(doc/guarantees.md L1). 0 (the default) '
+                    'sets no cluster limit: each process handles up to '
+                    'pool_size.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long one get from the queue blocks; bounds how '
                       'long a stopping worker waits for the queue.'),

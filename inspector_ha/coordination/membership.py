@@ -3,6 +3,11 @@
 A member that leaves (or whose heartbeat lapses) makes every process
 reset its leaderships and campaign again (the reset flag of
 doc/design.md); growth of the group changes nothing.
+
+Worker processes also join :data:`WORKERS`, whose size gives each its
+share of ``[worker] cluster_concurrency``
+(:mod:`inspector_ha.messaging.cluster_share`), read every
+``watch_period``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from inspector_ha.coordination import tooz_backend
 
 LOG = logging.getLogger(__name__)
 GROUP = b'inspector_ha.members'
+#: The worker processes only.
+WORKERS = b'inspector_ha.workers'
 
 
 class Membership(threading.Thread):
@@ -31,13 +38,16 @@ class Membership(threading.Thread):
     ``opts`` is the ``[coordination]`` group; ``shown()`` returns what,
     besides host, pid, version and roles, the member shows in its
     capabilities (``inspector-ha-status``): it is read every
-    ``watch_period``.
+    ``watch_period``. A worker joins :data:`WORKERS` too, and given
+    ``on_workers`` tells it how many worker processes are live, at entry
+    and every ``watch_period``.
     """
 
     def __init__(self, coordinator: tooz_backend.Coordinator,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any, host: str,
                  roles: Iterable[str], on_shrink: Callable[[], None],
-                 shown: Callable[[], dict[str, Any]] = dict) -> None:
+                 shown: Callable[[], dict[str, Any]] = dict,
+                 on_workers: Callable[[int], None] | None = None) -> None:
         super().__init__(name='membership', daemon=True)
         self._coord = coordinator
         self._life = lifecycle
@@ -45,6 +55,7 @@ class Membership(threading.Thread):
         self._timeout = opts.lease_timeout
         self._on_shrink = on_shrink
         self._shown = shown
+        self._on_workers = on_workers
         self._basics: dict[str, Any] = {'host': host, 'pid': os.getpid(),
                         'version': _version(), 'roles': list(roles)}
         self.capabilities = dict(self._basics)
@@ -54,6 +65,12 @@ class Membership(threading.Thread):
         caps = json.dumps(self.capabilities).encode()
         self._coord.call(self._coord.join_group, GROUP, caps)
         self._coord.call(self._coord.watch_leave_group, GROUP, self._left)
+        if self._is_worker:
+            self._coord.call(self._count_workers)
+
+    @property
+    def _is_worker(self) -> bool:
+        return 'worker' in self._basics['roles']
 
     def _left(self, event: Any) -> None:
         LOG.info('Member %s left; resetting leaderships',
@@ -73,6 +90,8 @@ class Membership(threading.Thread):
     def _watch_once(self) -> None:
         try:
             self._coord.call(self._probe)
+            if self._is_worker and self._on_workers is not None:
+                self._coord.call(self._count_workers)
             self._coord.call(self._coord.run_watchers)
             self._publish_counters()
         except retry.BackendUnavailable as exc:
@@ -85,7 +104,7 @@ class Membership(threading.Thread):
     def _unreachable(self, exc: retry.BackendUnavailable) -> None:
         """A worker must stop (the partition rule of doc/design.md); an API
         process needs no coordination to serve, so it carries on."""
-        if 'worker' in self.capabilities['roles']:
+        if self._is_worker:
             raise exc
         LOG.warning('Coordination unreachable: %s', exc)
 
@@ -133,12 +152,28 @@ class Membership(threading.Thread):
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
 
-    def leave(self) -> None:
+    def _count_workers(self) -> None:
+        """Be in :data:`WORKERS` (joining again after a lapsed heartbeat)
+        and tell ``on_workers`` how many are."""
+        me = self._coord.member_id.encode()
         try:
-            self._coord.leave_group(GROUP, self._timeout)
-        except Exception as exc:
-            LOG.warning('Could not leave the group (the backend will '
-                        'expire the membership): %r', exc)
+            workers = self._coord.member_ids(WORKERS, self._timeout)
+        except coordination.GroupNotCreated:
+            workers = set()
+        if me not in workers:
+            self._coord.join_group(WORKERS, b'{}')
+            workers = set(workers) | {me}
+        if self._on_workers is not None:
+            self._on_workers(len(workers))
+
+    def leave(self) -> None:
+        for group in (WORKERS, GROUP) if self._is_worker else (GROUP,):
+            try:
+                self._coord.leave_group(group, self._timeout)
+            except Exception as exc:
+                LOG.warning('Could not leave the group %s (the backend will '
+                            'expire the membership): %r', group.decode(),
+                            exc)
 
 
 def members(coordinator: tooz_backend.Coordinator) -> dict[str, Any]:

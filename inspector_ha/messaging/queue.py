@@ -36,6 +36,7 @@ import kombu
 import oslo_messaging as messaging
 
 from inspector_ha.coordination import releases
+from inspector_ha.messaging import cluster_share
 from inspector_ha.messaging import objects
 
 if TYPE_CHECKING:
@@ -104,9 +105,12 @@ class Consumer:
     ``handler(request)`` -> acknowledge (True) or put back (False, or an
     exception).
 
-    Each thread polls, acknowledges and requeues on its own connection
-    (kombu is not thread safe), and with ``rabbit_qos_prefetch_count = 1``
-    holds at most one unacknowledged message. A stopping thread finishes
+    Only the threads ``share`` admits (this process's share of ``[worker]
+    cluster_concurrency``; by default the whole pool) hold a listener and
+    poll. Each thread polls, acknowledges and requeues on its own
+    connection (kombu is not thread safe), and with
+    ``rabbit_qos_prefetch_count = 1`` holds at most one unacknowledged
+    message. A stopping thread finishes
     the request in hand; messages it has not started stay unacknowledged
     and return to the queue when its connection closes.
     """
@@ -114,7 +118,8 @@ class Consumer:
     def __init__(self, transport: messaging.Transport, topic: str,
                  handler: Callable[[objects.TransitionRequest], bool],
                  pool_size: int, get_timeout: float, stop: threading.Event,
-                 requeue_delay: float = 0.0) -> None:
+                 requeue_delay: float = 0.0,
+                 share: cluster_share.ClusterShare | None = None) -> None:
         self._transport = transport
         self._requeue_delay = requeue_delay
         self._target = messaging.Target(topic=topic)
@@ -122,19 +127,32 @@ class Consumer:
         self._pool_size = pool_size
         self._timeout = get_timeout
         self._stop = stop
+        self._share = share or cluster_share.ClusterShare(0, pool_size)
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
         for index in range(self._pool_size):
-            listener = _poll_style_listener(self._transport, self._target)
-            thread = threading.Thread(target=self._loop, args=(listener,),
+            # NOTE: the listeners of the threads the share admits now are
+            # made here, so that a broker refusing them fails the start.
+            listener = (_poll_style_listener(self._transport, self._target)
+                        if self._share.admits(index) else None)
+            thread = threading.Thread(target=self._loop,
+                                      args=(index, listener),
                                       name='worker-%d' % index, daemon=True)
             thread.start()
             self._threads.append(thread)
 
-    def _loop(self, listener: Any) -> None:
+    def _loop(self, index: int, listener: Any) -> None:
         try:
             while not self._stop.is_set():
+                if not self._share.admits(index):
+                    _close(listener)
+                    listener = None
+                    self._share.admits(index, self._timeout)
+                    continue
+                if listener is None:
+                    listener = _poll_style_listener(self._transport,
+                                                    self._target)
                 for message in _as_list(listener.poll(timeout=self._timeout)):
                     self._one(message)
         finally:
@@ -284,7 +302,10 @@ def _poll_style_listener(transport: messaging.Transport,
 def _close(listener: Any) -> None:
     """Stop the way the driver expects: ``stop()`` waits until a poll on
     another thread has seen the shutdown, so this thread keeps polling,
-    putting back anything it has not started, until ``stop()`` returns."""
+    putting back anything it has not started, until ``stop()`` returns.
+    None (no listener) is let be."""
+    if listener is None:
+        return
     stopper = threading.Thread(target=listener.stop, daemon=True)
     stopper.start()
     while stopper.is_alive():

@@ -1,6 +1,7 @@
 """A real inspector-ha cluster in subprocesses: N API processes and M
 workers sharing one database, broker and coordination backend."""
 
+import json
 import os
 import pathlib
 import signal
@@ -127,6 +128,12 @@ class Cluster:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGUSR1)
         time.sleep(0.5)  # NOTE: faulthandler writes asynchronously
+
+    def status(self):
+        """``inspector-ha-status --json`` of this cluster, decoded."""
+        return json.loads(subprocess.run(
+            [BIN / 'inspector-ha-status', '--config-file', self.base,
+             '--json'], check=True, capture_output=True, text=True).stdout)
 
     def logs(self, lines=40):
         return '\n'.join('== %s\n%s' % (p.name, backends._log_tail(

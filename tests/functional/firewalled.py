@@ -3,7 +3,6 @@ of their own inspector host (a network namespace running a real
 dnsmasq, ``netns.py``), and how to look at those filters: shared by
 ``test_pxe_firewall.py`` and ``benchmarks/site.py``."""
 
-import json
 import signal
 import subprocess
 import time
@@ -63,10 +62,7 @@ class Firewalled:
         self.nodes = []
 
     def status(self):
-        return json.loads(subprocess.run(
-            [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
-             self.cluster.base, '--json'], check=True, capture_output=True,
-            text=True).stdout)
+        return self.cluster.status()
 
     def leader_host(self):
         holder = self.status()['leaders'].get('firewall', {}).get('holder')

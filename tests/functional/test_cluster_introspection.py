@@ -1,6 +1,11 @@
 """Introspection end to end on a split cluster: 2 API processes, 3
 workers, a real broker, coordination backend, database and Ironic.
 
+On MariaDB and ZooKeeper the workers share ``[worker]
+cluster_concurrency = 6`` (4 threads each): each starts alone with its
+whole share, then takes 2 as the others join, over RabbitMQ
+(doc/guarantees.md L1).
+
 The suite runs a batch of 60 nodes per backend pair; the long form is
 ``CLUSTER_BATCH_NODES=200 bash tools/run-tests.sh
 tests/functional/test_cluster_introspection.py``.
@@ -10,6 +15,7 @@ import os
 
 import pytest
 
+import backends
 import batch
 import cluster as cluster_mod
 
@@ -20,8 +26,11 @@ NODES = int(os.environ.get('CLUSTER_BATCH_NODES', '60'))
 def split_cluster(request, tmp_path, ironic, rabbit_url):
     database, coordination = request.getfixturevalue(request.param[0]), \
         request.param[1](request)
+    conf = None
+    if request.param[0] == 'mariadb_url':
+        conf = {'worker': {'cluster_concurrency': 6}}
     the_cluster = cluster_mod.Cluster(tmp_path, database, rabbit_url,
-                                      coordination, ironic.url)
+                                      coordination, ironic.url, conf=conf)
     the_cluster.start()
     yield the_cluster
     codes = the_cluster.stop()
@@ -42,6 +51,8 @@ def _zookeeper(request):
     ids=['postgresql-redis', 'mariadb-zookeeper'], indirect=True)
 def test_a_batch_of_nodes_goes_from_start_to_finished_on_a_split_cluster(
         ironic, split_cluster):
+    if 'cluster_concurrency' in split_cluster.base.read_text():
+        backends.wait_for(lambda: _slots(split_cluster) == [2, 2, 2], 30)
     nodes, states = batch.run_batch(ironic, split_cluster, NODES, timeout=300)
     errors = {u: s['error'] for u, s in states.items()
               if s['state'] != 'finished'}
@@ -49,3 +60,10 @@ def test_a_batch_of_nodes_goes_from_start_to_finished_on_a_split_cluster(
     batch.assert_ironic_was_updated(ironic, list(nodes)[:20])
     batch.assert_each_strict_transition_applied_once(split_cluster.database,
                                                      set(nodes))
+
+
+def _slots(the_cluster):
+    """Each worker's share of ``cluster_concurrency``, as shown."""
+    return sorted(caps.get('slots') for caps in
+                  the_cluster.status()['members'].values()
+                  if 'worker' in caps['roles'])

@@ -2,7 +2,6 @@
 a time, fast failover after SIGKILL, and a paused ex-leader fenced."""
 
 import collections
-import json
 import re
 import signal
 import subprocess
@@ -126,21 +125,13 @@ def _stepped_down(process):
 
 def _shown_fenced(cluster, member):
     """The jobs ``member`` shows fenced writes of in its capabilities."""
-    status = json.loads(subprocess.run(
-        [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
-         cluster.base, '--json'], check=True, capture_output=True,
-        text=True).stdout)
-    caps = status['members'].get(member, {})
+    caps = cluster.status()['members'].get(member, {})
     return {job for job, count in caps.get('fenced_writes', {}).items()
             if count >= 1}
 
 
 def test_the_status_command_shows_members_leaders_and_nodes(cluster):
-    out = subprocess.run(
-        [cluster_mod.BIN / 'inspector-ha-status', '--config-file',
-         cluster.base, '--json'], check=True, capture_output=True,
-        text=True).stdout
-    status = json.loads(out)
+    status = cluster.status()
     assert len(status['members']) == 3, status['members']
     for caps in status['members'].values():
         assert {'host', 'pid', 'version', 'roles'} <= set(caps)

@@ -1,0 +1,169 @@
+"""[worker] cluster_concurrency: each worker process handles at most its
+share of the cluster's budget, the budget divided by the live workers;
+only the threads the share admits hold a listener and take requests
+(doc/guarantees.md L1)."""
+
+import threading
+import time
+import uuid as uuidlib
+
+import oslo_messaging as messaging
+import pytest
+
+from inspector_ha.coordination import membership
+from inspector_ha.coordination import tooz_backend
+from inspector_ha.common import lifecycle
+from inspector_ha.common import retry
+from inspector_ha.messaging import cluster_share
+from inspector_ha.messaging import queue
+from inspector_ha import service as service_mod
+
+import backends
+
+
+@pytest.mark.parametrize('budget, workers, pool_size, share', [
+    (0, 3, 8, 8),      # no budget: the whole pool
+    (3, 3, 2, 1),
+    (3, 2, 2, 2),      # 3 / 2 rounded up
+    (4, 1, 2, 2),      # never more than the pool
+    (2, 5, 4, 1),      # at least one
+    (6, 0, 8, 6),      # before the count: as if alone
+])
+def test_a_worker_takes_the_budget_divided_by_the_live_workers_rounded_up(
+        budget, workers, pool_size, share):
+    assert cluster_share.share_of(budget, workers, pool_size) == share
+
+
+def test_with_no_budget_every_thread_of_the_pool_is_admitted():
+    share = cluster_share.ClusterShare(0, 4)
+    assert [share.admits(i) for i in range(5)] == [True] * 4 + [False]
+
+
+def test_with_a_budget_one_thread_is_admitted_until_the_workers_are_counted():
+    share = cluster_share.ClusterShare(6, 4)
+    assert share.slots == 1
+    share.resize_for(2)
+    assert share.slots == 3
+
+
+def test_a_thread_waiting_for_the_share_is_admitted_as_soon_as_it_grows():
+    share = cluster_share.ClusterShare(4, 4)
+    admitted = []
+    waiter = threading.Thread(
+        target=lambda: admitted.append(share.admits(2, timeout=10)))
+    waiter.start()
+    time.sleep(0.1)
+    began = time.monotonic()
+    share.resize_for(1)
+    waiter.join(10)
+    assert admitted == [True] and time.monotonic() - began < 1
+
+
+class _Handled:
+    """A handler that records which thread took each request and how many
+    ran at once."""
+
+    def __init__(self, seconds):
+        self._seconds = seconds
+        self._lock = threading.Lock()
+        self.threads = []
+        self.running = 0
+        self.peak = 0
+
+    def __call__(self, request):
+        with self._lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.threads.append(threading.current_thread().name)
+        time.sleep(self._seconds)
+        with self._lock:
+            self.running -= 1
+        return True
+
+
+def _publish(service_conf, count):
+    publisher = queue.Publisher(messaging.get_notification_transport(
+        service_conf), 'share-test', 'unit', None)
+    for _ in range(count):
+        publisher.publish(str(uuidlib.uuid4()), str(uuidlib.uuid4()),
+                          'start')
+    publisher.close()
+
+
+def test_only_admitted_threads_take_requests_as_the_share_grows_and_shrinks(
+        service_conf):
+    handled = _Handled(0.05)
+    share = cluster_share.ClusterShare(3, 3)
+    stop = threading.Event()
+    consumer = queue.Consumer(
+        messaging.get_notification_transport(service_conf), 'share-test',
+        handled, 3, 0.1, stop, share=share)
+    consumer.start()
+    try:
+        _publish(service_conf, 6)
+        backends.wait_for(lambda: len(handled.threads) == 6, 10)
+        assert set(handled.threads) == {'worker-0'} and handled.peak == 1
+        share.resize_for(1)
+        _publish(service_conf, 12)
+        backends.wait_for(lambda: len(handled.threads) == 18, 10)
+        assert handled.peak == 3
+        share.resize_for(3)
+        time.sleep(0.5)  # the threads beyond it close their listeners
+        _publish(service_conf, 4)
+        backends.wait_for(lambda: len(handled.threads) == 22, 10)
+        assert set(handled.threads[18:]) == {'worker-0'}
+    finally:
+        stop.set()
+        consumer.wait(10)
+
+
+def _member(url, on_workers, roles=('worker',)):
+    policy = retry.RetryPolicy('coordination', 3, 0.5, threading.Event(),
+                               tooz_backend.RETRYABLE)
+    coordinator = tooz_backend.Coordinator(
+        url, 'member-%d' % time.monotonic_ns(), policy, 5)
+    coordinator.start()
+    member = membership.Membership(
+        coordinator, lifecycle.Lifecycle(),
+        type('Opts', (), {'watch_period': 0.1, 'lease_timeout': 5}),
+        'host', list(roles), lambda: None, on_workers=on_workers)
+    member.enter()
+    return member, coordinator
+
+
+def test_each_worker_learns_how_many_workers_live_api_processes_not_counted(
+        tmp_path):
+    url = 'file://%s' % tmp_path
+    counts = {}
+    members = [_member(url, lambda n, i=i: counts.__setitem__(i, n))
+               for i in range(3)]
+    members.append(_member(url, None, roles=('api',)))
+    try:
+        for member, _ in members[:3]:
+            member._watch_once()
+        assert counts == {0: 3, 1: 3, 2: 3}
+        members[2][0].leave()
+        members[0][0]._watch_once()
+        assert counts[0] == 2
+    finally:
+        for _member_of, coordinator in members:
+            coordinator.stop()
+
+
+def test_a_worker_process_resizes_its_share_when_another_worker_joins(
+        service_conf, tmp_path):
+    service_conf.set_override('cluster_concurrency', 4, group='worker')
+    service_conf.set_override('pool_size', 8, group='worker')
+    service_conf.set_override('watch_period', 0.1, group='coordination')
+    svc = service_mod.Service(service_conf)
+    other = None
+    try:
+        svc.start(workers=True, periodic_jobs=False)
+        assert svc.share.slots == 4
+        other = _member('file://%s' % (tmp_path / 'coordination'), None)
+        backends.wait_for(lambda: svc.share.slots == 2, 5)
+        assert svc._shown()['slots'] == 2  # inspector-ha-status shows it
+    finally:
+        if other is not None:
+            other[1].stop()
+        svc.shutdown()
