@@ -66,7 +66,8 @@ class Membership(threading.Thread):
         self._coord.call(self._coord.join_group, GROUP, caps)
         self._coord.call(self._coord.watch_leave_group, GROUP, self._left)
         if self._is_worker:
-            self._coord.call(self._count_workers)
+            self._coord.call(self._count_workers if self._on_workers
+                             else self._join_workers)
 
     @property
     def _is_worker(self) -> bool:
@@ -152,16 +153,25 @@ class Membership(threading.Thread):
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
 
+    def _join_workers(self) -> None:
+        self._coord.join_group(WORKERS, b'{}')
+
     def _count_workers(self) -> None:
         """Be in :data:`WORKERS` (joining again after a lapsed heartbeat)
-        and tell ``on_workers`` how many are."""
+        and tell ``on_workers`` how many are. Errors are connection
+        errors (retried), as in :meth:`_probe`."""
         me = self._coord.member_id.encode()
         try:
             workers = self._coord.member_ids(WORKERS, self._timeout)
         except coordination.GroupNotCreated:
             workers = set()
+        except coordination.ToozConnectionError:
+            raise
+        except Exception as exc:
+            raise coordination.ToozConnectionError(
+                'coordination backend not answering: %r' % exc) from exc
         if me not in workers:
-            self._coord.join_group(WORKERS, b'{}')
+            self._join_workers()
             workers = set(workers) | {me}
         if self._on_workers is not None:
             self._on_workers(len(workers))

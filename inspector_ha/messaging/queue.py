@@ -133,7 +133,8 @@ class Consumer:
     def start(self) -> None:
         for index in range(self._pool_size):
             # NOTE: the listeners of the threads the share admits now are
-            # made here, so that a broker refusing them fails the start.
+            # made here, so that a broker refusing them fails the start;
+            # a thread admitted later makes its own (:meth:`_listener`).
             listener = (_poll_style_listener(self._transport, self._target)
                         if self._share.admits(index) else None)
             thread = threading.Thread(target=self._loop,
@@ -151,12 +152,30 @@ class Consumer:
                     self._share.admits(index, self._timeout)
                     continue
                 if listener is None:
-                    listener = _poll_style_listener(self._transport,
-                                                    self._target)
+                    listener = self._listener()
+                    continue
                 for message in _as_list(listener.poll(timeout=self._timeout)):
-                    self._one(message)
+                    self._admitted_one(index, message)
         finally:
             _close(listener)
+
+    def _listener(self) -> Any:
+        """A new listener, or None: a failure is logged and tried again
+        after ``get_timeout``."""
+        try:
+            return _poll_style_listener(self._transport, self._target)
+        except Exception:
+            LOG.exception('Could not listen on the queue; trying again')
+            self._stop.wait(self._timeout)
+            return None
+
+    def _admitted_one(self, index: int, message: Any) -> None:
+        """Handle ``message`` unless the share shrank below thread
+        ``index`` during the poll: then another worker takes it."""
+        if self._share.admits(index):
+            self._one(message)
+        else:
+            message.requeue()
 
     def _one(self, message: Any) -> None:
         try:

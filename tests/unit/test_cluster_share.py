@@ -167,3 +167,54 @@ def test_a_worker_process_resizes_its_share_when_another_worker_joins(
         if other is not None:
             other[1].stop()
         svc.shutdown()
+
+
+class _Message:
+    def __init__(self):
+        self.fate = None
+
+    def requeue(self):
+        self.fate = 'requeued'
+
+
+def test_a_message_polled_as_the_share_shrank_below_the_thread_is_put_back():
+    share = cluster_share.ClusterShare(3, 3)
+    share.resize_for(1)
+    handled = _Handled(0)
+    consumer = queue.Consumer(None, 'share-test', handled, 3, 0.1,
+                              threading.Event(), share=share)
+    share.resize_for(3)
+    message = _Message()
+    consumer._admitted_one(2, message)
+    assert message.fate == 'requeued' and handled.threads == []
+
+
+def test_a_thread_that_cannot_make_its_listener_logs_it_and_tries_again(
+        service_conf, monkeypatch, caplog):
+    real = queue._poll_style_listener
+    failures = []
+
+    def failing_once(transport, target):
+        if not failures:
+            failures.append(1)
+            raise RuntimeError('broker refused')
+        return real(transport, target)
+
+    handled = _Handled(0.2)
+    share = cluster_share.ClusterShare(2, 2)
+    stop = threading.Event()
+    consumer = queue.Consumer(
+        messaging.get_notification_transport(service_conf), 'share-test',
+        handled, 2, 0.1, stop, share=share)
+    consumer.start()
+    monkeypatch.setattr(queue, '_poll_style_listener', failing_once)
+    try:
+        share.resize_for(1)
+        backends.wait_for(lambda: failures, 5)
+        _publish(service_conf, 8)
+        backends.wait_for(lambda: len(handled.threads) == 8, 10)
+        assert set(handled.threads) == {'worker-0', 'worker-1'}
+        assert 'Could not listen on the queue' in caplog.text
+    finally:
+        stop.set()
+        consumer.wait(10)
