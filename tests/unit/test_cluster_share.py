@@ -3,6 +3,7 @@ share of the cluster's budget, the budget divided by the live workers;
 only the threads the share admits hold a listener and take requests
 (doc/guarantees.md L1)."""
 
+import contextlib
 import threading
 import time
 import uuid as uuidlib
@@ -90,16 +91,27 @@ def _publish(service_conf, count):
     publisher.close()
 
 
+@contextlib.contextmanager
+def _consuming(service_conf, handled, share, pool_size):
+    """A real consumer (in-process transport) of ``pool_size`` threads
+    taking requests into ``handled`` within ``share``; stopped after."""
+    stop = threading.Event()
+    consumer = queue.Consumer(
+        messaging.get_notification_transport(service_conf), 'share-test',
+        handled, pool_size, 0.1, stop, share=share)
+    consumer.start()
+    try:
+        yield consumer
+    finally:
+        stop.set()
+        consumer.wait(10)
+
+
 def test_only_admitted_threads_take_requests_as_the_share_grows_and_shrinks(
         service_conf):
     handled = _Handled(0.05)
     share = cluster_share.ClusterShare(3, 3)
-    stop = threading.Event()
-    consumer = queue.Consumer(
-        messaging.get_notification_transport(service_conf), 'share-test',
-        handled, 3, 0.1, stop, share=share)
-    consumer.start()
-    try:
+    with _consuming(service_conf, handled, share, 3):
         _publish(service_conf, 6)
         backends.wait_for(lambda: len(handled.threads) == 6, 10)
         assert set(handled.threads) == {'worker-0'} and handled.peak == 1
@@ -112,9 +124,6 @@ def test_only_admitted_threads_take_requests_as_the_share_grows_and_shrinks(
         _publish(service_conf, 4)
         backends.wait_for(lambda: len(handled.threads) == 22, 10)
         assert set(handled.threads[18:]) == {'worker-0'}
-    finally:
-        stop.set()
-        consumer.wait(10)
 
 
 def _member(url, on_workers, roles=('worker',)):
@@ -202,19 +211,11 @@ def test_a_thread_that_cannot_make_its_listener_logs_it_and_tries_again(
 
     handled = _Handled(0.2)
     share = cluster_share.ClusterShare(2, 2)
-    stop = threading.Event()
-    consumer = queue.Consumer(
-        messaging.get_notification_transport(service_conf), 'share-test',
-        handled, 2, 0.1, stop, share=share)
-    consumer.start()
-    monkeypatch.setattr(queue, '_poll_style_listener', failing_once)
-    try:
+    with _consuming(service_conf, handled, share, 2):
+        monkeypatch.setattr(queue, '_poll_style_listener', failing_once)
         share.resize_for(1)
         backends.wait_for(lambda: failures, 5)
         _publish(service_conf, 8)
         backends.wait_for(lambda: len(handled.threads) == 8, 10)
         assert set(handled.threads) == {'worker-0', 'worker-1'}
         assert 'Could not listen on the queue' in caplog.text
-    finally:
-        stop.set()
-        consumer.wait(10)
