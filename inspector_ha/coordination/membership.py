@@ -140,36 +140,37 @@ class Membership(threading.Thread):
         whose heartbeat lapsed (a paused process) has been dropped from
         the group (the others reset their leaderships): it joins again.
         """
-        try:
-            members = self._coord.member_ids(GROUP, self._timeout)
-        except coordination.ToozConnectionError:
-            raise
-        except Exception as exc:
-            raise coordination.ToozConnectionError(
-                'coordination backend not answering: %r' % exc) from exc
+        members = self._member_ids(GROUP)
         if self._coord.member_id.encode() not in members:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
 
+    def _member_ids(self, group: bytes,
+                    absent_ok: bool = False) -> set[bytes]:
+        """The members of ``group`` within the lease (none when it does
+        not exist yet and ``absent_ok``); any other failure is a
+        connection error, which the retry policy counts."""
+        try:
+            return self._coord.member_ids(group, self._timeout)
+        except coordination.ToozConnectionError:
+            raise
+        except coordination.GroupNotCreated as exc:
+            if absent_ok:
+                return set()
+            raise _not_answering(exc) from exc
+        except Exception as exc:
+            raise _not_answering(exc) from exc
+
     def _join_workers(self) -> None:
         self._coord.join_group(WORKERS, b'{}')
 
     def _count_workers(self) -> None:
         """Be in :data:`WORKERS` (joining again after a lapsed heartbeat)
-        and tell ``on_workers`` how many are. Errors are connection
-        errors (retried), as in :meth:`_probe`."""
+        and tell ``on_workers`` how many are."""
         me = self._coord.member_id.encode()
-        try:
-            workers = self._coord.member_ids(WORKERS, self._timeout)
-        except coordination.GroupNotCreated:
-            workers = set()
-        except coordination.ToozConnectionError:
-            raise
-        except Exception as exc:
-            raise coordination.ToozConnectionError(
-                'coordination backend not answering: %r' % exc) from exc
+        workers = self._member_ids(WORKERS, absent_ok=True)
         if me not in workers:
             self._join_workers()
             workers = set(workers) | {me}
@@ -184,6 +185,11 @@ class Membership(threading.Thread):
                 LOG.warning('Could not leave the group %s (the backend will '
                             'expire the membership): %r', group.decode(),
                             exc)
+
+
+def _not_answering(exc: Exception) -> coordination.ToozConnectionError:
+    return coordination.ToozConnectionError(
+        'coordination backend not answering: %r' % exc)
 
 
 def members(coordinator: tooz_backend.Coordinator) -> dict[str, Any]:
