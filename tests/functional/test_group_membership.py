@@ -1,57 +1,48 @@
 """Group membership on the backends that show capabilities (Redis,
 ZooKeeper): a member dropped from the group while it had something new
 to show (a paused leader's fenced writes) keeps running, joins again and
-shows it (doc/guarantees.md E3, E9)."""
-
-import threading
-import types
-import uuid as uuidlib
+shows it (doc/guarantees.md E3, E9). And on those and ``file://``, the
+count of live workers that [worker] cluster_concurrency divides by."""
 
 import pytest
 
 from inspector_ha.common import lifecycle
-from inspector_ha.common import retry
 from inspector_ha.coordination import membership
-from inspector_ha.coordination import tooz_backend
+
+import members as members_mod
 
 
-@pytest.fixture(params=['redis', 'zookeeper'])
-def backend_url(request):
-    if request.param == 'redis':
+def _backend_url(request, backend):
+    if backend == 'file':
+        return 'file://%s' % request.getfixturevalue('tmp_path')
+    if backend == 'redis':
         return request.getfixturevalue('redis_url')
     return request.getfixturevalue('zookeeper').url
 
 
-def _coordinator(url):
-    policy = retry.RetryPolicy('coordination', 3, 0.5, threading.Event(),
-                               tooz_backend.RETRYABLE)
-    the_coordinator = tooz_backend.Coordinator(
-        url, 'member-' + uuidlib.uuid4().hex, policy, 5)
-    the_coordinator.start()
-    return the_coordinator
+@pytest.fixture(params=['redis', 'zookeeper'])
+def backend_url(request):
+    return _backend_url(request, request.param)
+
+
+@pytest.fixture(params=['file', 'redis', 'zookeeper'])
+def any_backend_url(request):
+    return _backend_url(request, request.param)
 
 
 @pytest.fixture
 def coordinator(backend_url):
-    the_coordinator = _coordinator(backend_url)
+    the_coordinator = members_mod.coordinator_at(backend_url)
     yield the_coordinator
     the_coordinator.stop()
-
-
-def _member(coordinator, roles=('worker',), shown=dict, on_workers=None,
-            life=None):
-    return membership.Membership(
-        coordinator, life or lifecycle.Lifecycle(),
-        types.SimpleNamespace(watch_period=0.5, lease_timeout=5),
-        'host-a', list(roles), on_shrink=lambda: None, shown=shown,
-        on_workers=on_workers)
 
 
 def test_a_dropped_member_shows_its_new_counters_once_it_joins_again(
         coordinator):
     shown = {}
     life = lifecycle.Lifecycle()
-    member = _member(coordinator, shown=lambda: dict(shown), life=life)
+    member = members_mod.member(coordinator, shown=lambda: dict(shown),
+                                life=life)
     member.enter()
     coordinator.leave_group(membership.GROUP, 5)
     shown['fenced_writes'] = {'timeout': 1}
@@ -63,16 +54,18 @@ def test_a_dropped_member_shows_its_new_counters_once_it_joins_again(
 
 
 def test_each_worker_learns_how_many_workers_live_for_its_share(
-        backend_url):
+        any_backend_url):
     """[worker] cluster_concurrency's count (doc/guarantees.md L1): the
     worker processes, not the API ones; one that leaves is not counted
     at the next watch."""
     counts = {}
-    coordinators = [_coordinator(backend_url) for _ in range(4)]
+    coordinators = [members_mod.coordinator_at(any_backend_url)
+                    for _ in range(4)]
     try:
-        members = [_member(c, on_workers=lambda n, i=i: counts.__setitem__(
-            i, n)) for i, c in enumerate(coordinators[:3])]
-        members.append(_member(coordinators[3], roles=('api',)))
+        members = [members_mod.member(
+            c, on_workers=lambda n, i=i: counts.__setitem__(i, n))
+            for i, c in enumerate(coordinators[:3])]
+        members.append(members_mod.member(coordinators[3], roles=('api',)))
         for member in members:
             member.enter()
         for member in members:

@@ -11,15 +11,12 @@ import uuid as uuidlib
 import oslo_messaging as messaging
 import pytest
 
-from inspector_ha.coordination import membership
-from inspector_ha.coordination import tooz_backend
-from inspector_ha.common import lifecycle
-from inspector_ha.common import retry
 from inspector_ha.messaging import cluster_share
 from inspector_ha.messaging import queue
 from inspector_ha import service as service_mod
 
 import backends
+import members as members_mod
 
 
 @pytest.mark.parametrize('budget, workers, pool_size, share', [
@@ -126,39 +123,6 @@ def test_only_admitted_threads_take_requests_as_the_share_grows_and_shrinks(
         assert set(handled.threads[18:]) == {'worker-0'}
 
 
-def _member(url, on_workers, roles=('worker',)):
-    policy = retry.RetryPolicy('coordination', 3, 0.5, threading.Event(),
-                               tooz_backend.RETRYABLE)
-    coordinator = tooz_backend.Coordinator(
-        url, 'member-%d' % time.monotonic_ns(), policy, 5)
-    coordinator.start()
-    member = membership.Membership(
-        coordinator, lifecycle.Lifecycle(),
-        type('Opts', (), {'watch_period': 0.1, 'lease_timeout': 5}),
-        'host', list(roles), lambda: None, on_workers=on_workers)
-    member.enter()
-    return member, coordinator
-
-
-def test_each_worker_learns_how_many_workers_live_api_processes_not_counted(
-        tmp_path):
-    url = 'file://%s' % tmp_path
-    counts = {}
-    members = [_member(url, lambda n, i=i: counts.__setitem__(i, n))
-               for i in range(3)]
-    members.append(_member(url, None, roles=('api',)))
-    try:
-        for member, _ in members[:3]:
-            member._watch_once()
-        assert counts == {0: 3, 1: 3, 2: 3}
-        members[2][0].leave()
-        members[0][0]._watch_once()
-        assert counts[0] == 2
-    finally:
-        for _member_of, coordinator in members:
-            coordinator.stop()
-
-
 def test_a_worker_process_resizes_its_share_when_another_worker_joins(
         service_conf, tmp_path):
     service_conf.set_override('cluster_concurrency', 4, group='worker')
@@ -169,12 +133,14 @@ def test_a_worker_process_resizes_its_share_when_another_worker_joins(
     try:
         svc.start(workers=True, periodic_jobs=False)
         assert svc.share.slots == 4
-        other = _member('file://%s' % (tmp_path / 'coordination'), None)
+        other = members_mod.coordinator_at(
+            'file://%s' % (tmp_path / 'coordination'))
+        members_mod.member(other).enter()
         backends.wait_for(lambda: svc.share.slots == 2, 5)
         assert svc._shown()['slots'] == 2  # inspector-ha-status shows it
     finally:
         if other is not None:
-            other[1].stop()
+            other.stop()
         svc.shutdown()
 
 
