@@ -6,7 +6,9 @@ every process whose program name contains ``inspector-ha`` then wraps
 the functions of :data:`TARGETS` (and ``Store.transaction``, keyed by the
 function it runs, and the Ironic facade's calls, keyed by call) so that
 each call adds the CPU time its thread spent inside (inclusive) to a
-table, written every 5 s to ``$THREAD_CPU_DIR/<program>-<pid>.txt``::
+table, with the cyclic garbage collector's CPU per generation and each
+thread's CPU by thread name, written every 5 s to
+``$THREAD_CPU_DIR/<program>-<pid>.txt``::
 
     THREAD_CPU_DIR=/tmp/cpu PYTHONPATH=benchmarks/thread_cpu \\
         .venv/bin/python benchmarks/run.py --nodes 200 --skip upstream \\
@@ -52,6 +54,16 @@ TARGETS = [
     ('inspector_ha.api.checks', None, 'check_startable'),
     ('inspector_ha.rules.engine', None, 'apply'),
     ('inspector_ha.processing.changes', None, 'apply'),
+    ('cheroot.server', 'HTTPConnection', 'communicate'),
+    ('cheroot.server', 'HTTPRequest', 'respond'),
+    # the driver's own work: a statement on its cursor, a commit
+    ('sqlalchemy.engine.default', 'DefaultDialect', 'do_executemany'),
+    ('sqlalchemy.engine.default', 'DefaultDialect', 'do_commit'),
+    # SQLAlchemy's: one statement (compiling it when its cache misses),
+    # a compilation, building a model object
+    ('sqlalchemy.engine.base', 'Connection', '_execute_clauseelement'),
+    ('sqlalchemy.sql.compiler', 'SQLCompiler', '__init__'),
+    ('sqlalchemy.orm.decl_base', None, '_declarative_constructor'),
 ]
 _TOTALS = collections.defaultdict(lambda: [0, 0.0])
 
@@ -61,8 +73,8 @@ def _timed(label, func, key_arg=None):
     def timed(*args, **kwargs):
         key = label
         if key_arg is not None:
-            key += ':' + str(getattr(args[key_arg], '__name__',
-                                     args[key_arg]))
+            key += ':' + ' '.join(str(getattr(
+                args[key_arg], '__name__', args[key_arg])).split())[:90]
         start = time.thread_time()
         try:
             return func(*args, **kwargs)
@@ -86,15 +98,55 @@ def _write(path):
         for key, (calls, seconds) in sorted(
             _TOTALS.items(), key=lambda item: -item[1][1])]
     lines.append('process CPU %.1f s' % time.process_time())
+    lines += _by_thread()
     with open(path, 'w') as out:
         out.write('\n'.join(lines) + '\n')
 
 
+def _by_thread():
+    """Each live thread's CPU (its name, from /proc), most first; the
+    names of Python threads are those given to ``threading``."""
+    names = {thread.native_id: thread.name
+             for thread in threading.enumerate()}
+    ticks = os.sysconf('SC_CLK_TCK')
+    used = collections.Counter()
+    for task in os.listdir('/proc/self/task'):
+        try:
+            with open('/proc/self/task/%s/stat' % task) as stat:
+                fields = stat.read().rsplit(')', 1)[1].split()
+        except OSError:
+            continue
+        name = names.get(int(task), 'native %s' % task)
+        used[name.rstrip('0123456789_-')] += (
+            int(fields[11]) + int(fields[12])) / ticks
+    return ['thread %-51s %10.1f s' % item for item in used.most_common()]
+
+
+def _count_gc():
+    """The cyclic collector's CPU, per generation, in the table."""
+    import gc
+    began = {}
+
+    def callback(phase, info):
+        if phase == 'start':
+            began[threading.get_ident()] = time.thread_time()
+            return
+        start = began.pop(threading.get_ident(), None)
+        if start is not None:
+            total = _TOTALS['gc generation %d' % info['generation']]
+            total[0] += 1
+            total[1] += time.thread_time() - start
+    gc.callbacks.append(callback)
+
+
 def _install(directory):
+    _count_gc()
     for module, owner, name in TARGETS:
         _wrap(module, owner, name)
     _wrap('inspector_ha.db.api', 'Store', 'transaction', key_arg=1)
     _wrap('inspector_ha.ironic.client', 'Ironic', '_measured', key_arg=1)
+    _wrap('sqlalchemy.engine.default', 'DefaultDialect', 'do_execute',
+          key_arg=2)
     path = os.path.join(directory, '%s-%d.txt' % (
         os.path.basename(sys.argv[0]), os.getpid()))
 
