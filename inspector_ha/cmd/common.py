@@ -150,6 +150,7 @@ def health_listener(conf, router):
 
 def ready(listener=None, what='API'):
     """Started: serve, print the listener's address, tell systemd."""
+    memory.freeze_started()
     if listener is not None:
         listener.start()
         print('inspector-ha %s listening on %s' % (what, listener.url),

@@ -1,5 +1,7 @@
 """Memory settings made at a service process's start."""
 
+import gc
+
 from inspector_ha.common import memory
 
 
@@ -10,3 +12,11 @@ def test_malloc_arenas_are_capped_on_glibc_unless_zero_or_the_env_says(
     assert memory.limit_arenas(2) is True
     monkeypatch.setenv('MALLOC_ARENA_MAX', '4')
     assert memory.limit_arenas(2) is False
+
+
+def test_objects_alive_once_started_are_left_out_of_later_collections():
+    try:
+        memory.freeze_started()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
