@@ -43,6 +43,7 @@ class Store:
                  pool_size: int = 10, idle_timeout: int = 0) -> None:
         self.url = url
         self.engine = _create_engine(url, pool_size)
+        self._sqlite = self.engine.dialect.name == 'sqlite'
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
         self._policy = policy
@@ -60,6 +61,8 @@ class Store:
     def _once(self, func: Callable[Concatenate[sa.Connection, _P], _T],
               *args: _P.args, **kwargs: _P.kwargs) -> _T:
         with self.engine.begin() as connection:
+            if self._sqlite:
+                _begin_immediate(connection)
             return func(connection, *args, **kwargs)
 
     def dispose(self) -> None:
@@ -82,27 +85,35 @@ def _sqlite_engine(url: str) -> sa.Engine:
 
     @event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
-        # NOTE: take the write lock at BEGIN (BEGIN IMMEDIATE) so that two
-        # writers queue on the busy timeout instead of failing on upgrade.
+        # NOTE: no implicit BEGIN by the driver: a transaction begins
+        # with _begin_immediate; a read outside one (a probe) autocommits.
         dbapi_conn.isolation_level = None
         with contextlib.closing(dbapi_conn.cursor()) as cur:
             cur.execute('PRAGMA journal_mode=WAL')
             cur.execute('PRAGMA foreign_keys=ON')
 
-    @event.listens_for(engine, 'begin')
-    def _on_begin(conn: sa.Connection) -> None:
-        # NOTE: on the driver's connection: through exec_driver_sql this
-        # statement cost as much CPU as a transaction's read.
-        # A failure (the write lock still busy after the timeout, a
-        # read-only file) is raised as SQLAlchemy's, so it is retried.
-        driver = cast(sqlite3.Connection, conn.connection.driver_connection)
-        try:
-            driver.execute('BEGIN IMMEDIATE')
-        except sqlite3.OperationalError as error:
-            raise exc.OperationalError('BEGIN IMMEDIATE', None,
-                                       error) from error
-
     return engine
+
+
+def _begin_immediate(conn: sa.Connection) -> None:
+    """Take SQLite's write lock as the transaction begins (``BEGIN
+    IMMEDIATE``), so that two writers queue on the busy timeout instead
+    of one failing as it upgrades a read lock.
+
+    Run by :meth:`Store.transaction` on the driver's connection, not as a
+    ``begin`` event listener: any engine event makes SQLAlchemy dispatch
+    events around every statement (6 us of CPU each here, a third of a
+    read by key), and through ``exec_driver_sql`` this statement cost as
+    much as a transaction's read. A failure (the lock still busy after
+    the timeout, a read-only file) is raised as SQLAlchemy's, so it is
+    retried.
+    """
+    driver = cast(sqlite3.Connection, conn.connection.driver_connection)
+    try:
+        driver.execute('BEGIN IMMEDIATE')
+    except sqlite3.OperationalError as error:
+        raise exc.OperationalError('BEGIN IMMEDIATE', None,
+                                   error) from error
 
 
 _IDLE_SETTINGS = {
