@@ -220,9 +220,12 @@ def newest_id(conn: sa.Connection, node_uuid: str, event: str,
               attempt: int | None, statuses: Iterable[str]) -> str | None:
     """The id of the newest ``event`` request of a node's attempt whose
     status is one of ``statuses``, or None."""
-    return conn.scalars(sql.NEWEST_REQUEST_ID, {
-        'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt,
-        'b_statuses': list(statuses)}).first()
+    wanted = frozenset(statuses)
+    for request_id, status in conn.execute(sql.REQUEST_STATUSES, {
+            'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt}):
+        if status in wanted:
+            return cast(str, request_id)
+    return None
 
 
 def for_node(conn: sa.Connection,

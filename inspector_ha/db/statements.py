@@ -94,6 +94,9 @@ _OF_ATTEMPT = (_request.node_uuid == sa.bindparam('b_uuid'),
 #: The newest request of an event of a node's attempt.
 NEWEST_REQUEST = (sa.select(REQUESTS).where(*_OF_ATTEMPT)
                   .order_by(_request.created_at.desc()).limit(1))
-#: The id of the newest such request of one of the ``b_statuses``.
-NEWEST_REQUEST_ID = (sa.select(_request.id).where(*_OF_ATTEMPT, _STATUS_IN)
-                     .order_by(_request.created_at.desc()).limit(1))
+#: The ids and statuses of such requests, newest first. (Not filtered by
+#: status in SQL: given one status, SQLite would search the status index,
+#: every open request of every node, rather than the node's few rows.)
+REQUEST_STATUSES = (sa.select(_request.id, _request.status)
+                    .where(*_OF_ATTEMPT)
+                    .order_by(_request.created_at.desc()))
