@@ -68,11 +68,12 @@ def _row(node_uuid: str, event: str, attempt: int | None, payload: Any,
          detail: str | None) -> models.Request:
     now = timeutils.utcnow()
     payload = logctx.stamp(payload)
-    return models.Request(
-        id=request_id or str(uuidlib.uuid4()), node_uuid=node_uuid,
-        event=event, attempt=attempt, status=status, deliveries=0,
-        payload=json.dumps(payload) if payload is not None else None,
-        detail=detail, created_at=now, updated_at=now)
+    return models.detached(models.Request, {
+        'id': request_id or str(uuidlib.uuid4()), 'node_uuid': node_uuid,
+        'event': event, 'attempt': attempt, 'status': status,
+        'deliveries': 0,
+        'payload': json.dumps(payload) if payload is not None else None,
+        'detail': detail, 'created_at': now, 'updated_at': now})
 
 
 def _columns(row: models.Request) -> dict[str, Any]:
@@ -114,7 +115,11 @@ def get(conn: sa.Connection, request_id: str) -> models.Request | None:
 
 
 def _detached(row: Any) -> models.Request | None:
-    return None if row is None else models.Request(**row._mapping)
+    return None if row is None else _request(row)
+
+
+def _request(row: Any) -> models.Request:
+    return models.detached(models.Request, row._mapping)
 
 
 def payload(row: models.Request) -> Any:
@@ -198,7 +203,7 @@ def stale(conn: sa.Connection, older_than: float,
     query = (sa.select(sql.REQUESTS).where(table.status.in_(OPEN),
                                            table.updated_at < cutoff)
              .order_by(table.updated_at).limit(limit))
-    return [models.Request(**row._mapping) for row in conn.execute(query)]
+    return [_request(row) for row in conn.execute(query)]
 
 
 def touch(conn: sa.Connection, request_ids: Iterable[str]) -> None:
@@ -233,4 +238,4 @@ def for_node(conn: sa.Connection,
     table = sql.REQUESTS.c
     query = (sa.select(sql.REQUESTS).where(table.node_uuid == node_uuid)
              .order_by(table.created_at))
-    return [models.Request(**row._mapping) for row in conn.execute(query)]
+    return [_request(row) for row in conn.execute(query)]

@@ -38,7 +38,7 @@ def page(conn: sa.Connection, limit: int, marker: str | None = None,
     if marker is not None:
         query = query.where(_after(_marker_row(conn, marker)))
     query = query.order_by(table.started_at.desc(), table.uuid.desc())
-    return [models.Node(**row._mapping)
+    return [models.detached(models.Node, row._mapping)
             for row in conn.execute(query.limit(limit))]
 
 

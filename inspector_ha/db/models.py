@@ -8,11 +8,14 @@ recognised) and the outbox (a request whose message was lost is re-driven).
 """
 
 import datetime
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from sqlalchemy import (Boolean, DateTime, ForeignKey, Index, Integer,
                         String, Text)
 from sqlalchemy.dialects import mysql
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, instrumentation
+from sqlalchemy.orm import configure_mappers, mapped_column
 
 # Microsecond timestamps on MySQL/MariaDB too.
 Timestamp = DateTime().with_variant(mysql.DATETIME(fsp=6), 'mysql')
@@ -94,3 +97,19 @@ class Transition(Base):
     actor: Mapped[str] = mapped_column(String(255), nullable=False)
     at: Mapped[datetime.datetime] = mapped_column(Timestamp, nullable=False)
     __table_args__ = (Index('transitions_node_idx', 'node_uuid', 'id'),)
+
+
+_Model = TypeVar('_Model', bound=Base)
+# NOTE: the constructor would configure the mappers on first use;
+# detached() does not, and an attribute of an unconfigured one fails.
+configure_mappers()
+
+
+def detached(model: type[_Model], values: Mapping[Any, Any]) -> _Model:
+    """A ``model`` object of ``values`` that no session tracks: a row read
+    by a Core statement, or one about to be inserted by one. Built
+    through the class's manager: the constructor's per-attribute events
+    cost 10 us of CPU per object, this about 1 us."""
+    row = instrumentation.manager_of_class(model).new_instance()
+    row.__dict__.update(values)
+    return row

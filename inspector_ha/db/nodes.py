@@ -40,7 +40,7 @@ def get(conn: sa.Connection, uuid: str) -> models.Node | None:
     """The node's row (read with a statement built once, as a model
     object no session tracks), or None."""
     row = conn.execute(sql.NODE, {'b_uuid': uuid}).first()
-    return None if row is None else models.Node(**row._mapping)
+    return None if row is None else models.detached(models.Node, row._mapping)
 
 
 class Moved(NamedTuple):
@@ -112,7 +112,7 @@ def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
     """A detached row: ``node`` with ``values`` written over it."""
     columns = {name: getattr(node, name) for name in COLUMNS}
     columns.update(values)
-    return models.Node(**columns)
+    return models.detached(models.Node, columns)
 
 
 def _entered_at(conn: sa.Connection,
@@ -229,4 +229,5 @@ def history(conn: sa.Connection, uuid: str) -> list[models.Transition]:
     table = sql.TRANSITIONS.c
     query = (sa.select(sql.TRANSITIONS).where(table.node_uuid == uuid)
              .order_by(table.id))
-    return [models.Transition(**row._mapping) for row in conn.execute(query)]
+    return [models.detached(models.Transition, row._mapping)
+            for row in conn.execute(query)]
