@@ -227,7 +227,8 @@ def newest_id(conn: sa.Connection, node_uuid: str, event: str,
     status is one of ``statuses``, or None."""
     wanted = frozenset(statuses)
     for request_id, status in conn.execute(sql.REQUEST_STATUSES, {
-            'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt}):
+            'b_uuid': node_uuid, 'b_event': event,
+            'b_attempt': attempt}).all():
         if status in wanted:
             return cast(str, request_id)
     return None
