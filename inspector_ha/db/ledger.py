@@ -43,10 +43,10 @@ def add(conn: sa.Connection, node_uuid: str, event: str,
         detail: str | None = None) -> models.Request:
     """Insert a request, ``pending`` unless ``status`` says otherwise (a
     closed row records a claim or a result); the row as inserted."""
-    row = _row(node_uuid, event, attempt, payload, request_id, status,
-               detail)
-    conn.execute(sql.INSERT_REQUEST, _columns(row))
-    return row
+    values = _values(node_uuid, event, attempt, payload, request_id,
+                     status, detail)
+    conn.execute(sql.INSERT_REQUEST, values)
+    return models.detached(models.Request, values)
 
 
 def add_once(conn: sa.Connection, node_uuid: str, event: str,
@@ -56,29 +56,25 @@ def add_once(conn: sa.Connection, node_uuid: str, event: str,
     """Add a request whose id is derived from (event, node, attempt), or
     return None if it exists: whoever adds it first is the only one (one
     statement; of two concurrent adds, exactly one inserts)."""
-    row = _row(node_uuid, event, attempt, payload,
-               _once_id(node_uuid, event, attempt), status, detail)
-    if not dialects.insert_once(conn, sql.REQUESTS, _columns(row)):
+    values = _values(node_uuid, event, attempt, payload,
+                     _once_id(node_uuid, event, attempt), status, detail)
+    if not dialects.insert_once(conn, sql.REQUESTS, values):
         return None
-    return row
+    return models.detached(models.Request, values)
 
 
-def _row(node_uuid: str, event: str, attempt: int | None, payload: Any,
-         request_id: str | None, status: str,
-         detail: str | None) -> models.Request:
+def _values(node_uuid: str, event: str, attempt: int | None, payload: Any,
+            request_id: str | None, status: str,
+            detail: str | None) -> dict[str, Any]:
+    """The columns of a new request row."""
     now = timeutils.utcnow()
     payload = logctx.stamp(payload)
-    return models.detached(models.Request, {
+    return {
         'id': request_id or str(uuidlib.uuid4()), 'node_uuid': node_uuid,
         'event': event, 'attempt': attempt, 'status': status,
         'deliveries': 0,
         'payload': json.dumps(payload) if payload is not None else None,
-        'detail': detail, 'created_at': now, 'updated_at': now})
-
-
-def _columns(row: models.Request) -> dict[str, Any]:
-    return {column.key: getattr(row, column.key)
-            for column in sql.REQUESTS.c}
+        'detail': detail, 'created_at': now, 'updated_at': now}
 
 
 def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
