@@ -60,10 +60,9 @@ TARGETS = [
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_executemany'),
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_commit'),
     # SQLAlchemy's: one statement (compiling it when its cache misses),
-    # a compilation, building a model object
+    # a compilation
     ('sqlalchemy.engine.base', 'Connection', '_execute_clauseelement'),
     ('sqlalchemy.sql.compiler', 'SQLCompiler', '__init__'),
-    ('sqlalchemy.orm.decl_base', None, '_declarative_constructor'),
 ]
 _TOTALS = collections.defaultdict(lambda: [0, 0.0])
 
