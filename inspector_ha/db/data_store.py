@@ -8,6 +8,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector_ha.db import dialects
+from inspector_ha.db import prepared
 from inspector_ha.db import statements as sql
 
 #: The key of a row: one unprocessed and one processed per node.
@@ -48,12 +49,12 @@ class DatabaseStore:
             'data': json.dumps(data)}, KEYS)
 
     def get(self, conn: sa.Connection, uuid: str, processed: bool) -> Any:
-        data = conn.scalar(sql.DATA_OF, {'b_uuid': uuid,
-                                         'b_processed': processed})
+        data = prepared.scalar(conn, sql.DATA_OF, {'b_uuid': uuid,
+                                                   'b_processed': processed})
         if data is None:
             raise NotStored('Introspection data not found for node %s, '
                             'processed=%s' % (uuid, processed))
         return json.loads(data)
 
     def delete(self, conn: sa.Connection, uuid: str) -> None:
-        conn.execute(sql.DELETE_DATA, {'b_uuid': uuid})
+        prepared.rowcount(conn, sql.DELETE_DATA, {'b_uuid': uuid})

@@ -9,12 +9,14 @@ insert), each built once per database and run with a dict of values.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite
+
+from inspector_ha.db import prepared
 
 
 def insert_once(conn: sa.Connection, table: sa.Table,
@@ -26,14 +28,13 @@ def insert_once(conn: sa.Connection, table: sa.Table,
     error into a warning)."""
     dialect = conn.dialect.name
     if dialect in MYSQL:
-        if conn.execute(_built(dialect, _key_read, table),
-                           values).first() is not None:
+        if prepared.rows(conn, _built(dialect, _key_read, table), values):
             return False
-        conn.execute(_built(dialect, _plain_insert, table), values)
+        prepared.rowcount(conn, _built(dialect, _plain_insert, table),
+                          values)
         return True
-    result = cast('sa.CursorResult[Any]', conn.execute(
-        _built(dialect, _insert_or_nothing, table), values))
-    return result.rowcount == 1
+    return prepared.rowcount(
+        conn, _built(dialect, _insert_or_nothing, table), values) == 1
 
 
 def replace(conn: sa.Connection, table: sa.Table, values: dict[str, Any],
@@ -41,7 +42,8 @@ def replace(conn: sa.Connection, table: sa.Table, values: dict[str, Any],
     """Insert ``values``, or overwrite the other columns of the row whose
     ``keys`` columns have these values."""
     dialect = conn.dialect.name
-    conn.execute(_built(dialect, _upsert, table, tuple(keys)), values)
+    prepared.rowcount(conn, _built(dialect, _upsert, table, tuple(keys)),
+                      values)
 
 
 #: SQLAlchemy's names of MySQL and MariaDB (``mysql+pymysql://``,

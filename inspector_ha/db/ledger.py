@@ -26,6 +26,7 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import dialects
 from inspector_ha.db import models
+from inspector_ha.db import prepared
 from inspector_ha.db import statements as sql
 
 PENDING = 'pending'
@@ -45,7 +46,7 @@ def add(conn: sa.Connection, node_uuid: str, event: str,
     closed row records a claim or a result); the row as inserted."""
     values = _values(node_uuid, event, attempt, payload, request_id,
                      status, detail)
-    conn.execute(sql.INSERT_REQUEST, values)
+    prepared.rowcount(conn, sql.INSERT_REQUEST, values)
     return models.detached(models.Request, values)
 
 
@@ -106,12 +107,11 @@ def recorded(conn: sa.Connection, node_uuid: str, name: str,
 def get(conn: sa.Connection, request_id: str) -> models.Request | None:
     """The request's row (detached, read with a statement built once),
     or None."""
-    return _detached(conn.execute(sql.REQUEST,
-                                     {'b_id': request_id}).first())
+    return _detached(prepared.first(conn, sql.REQUEST, {'b_id': request_id}))
 
 
-def _detached(row: Any) -> models.Request | None:
-    return None if row is None else _request(row)
+def _detached(row: dict[str, Any] | None) -> models.Request | None:
+    return None if row is None else models.detached(models.Request, row)
 
 
 def _request(row: Any) -> models.Request:
@@ -124,7 +124,7 @@ def payload(row: models.Request) -> Any:
 
 def mark(conn: sa.Connection, request_id: str, status: str,
          detail: str | None = None) -> None:
-    conn.execute(sql.UPDATE_REQUEST, {
+    prepared.rowcount(conn, sql.UPDATE_REQUEST, {
         'b_id': request_id, 'status': status, 'detail': detail,
         'updated_at': timeutils.utcnow()})
 
@@ -152,9 +152,8 @@ def note_failure(conn: sa.Connection, request_id: str,
 
 def _update_open(conn: sa.Connection, request_id: str,
                  values: dict[str, Any]) -> int:
-    return cast('sa.CursorResult[Any]', conn.execute(
-        sql.UPDATE_REQUEST_IN,
-        dict(values, b_id=request_id, b_statuses=list(OPEN)))).rowcount
+    return prepared.rowcount(conn, sql.UPDATE_REQUEST_IN, dict(
+        values, b_id=request_id, b_statuses=OPEN))
 
 
 #: Outcomes of :func:`claim_once`.
@@ -173,9 +172,9 @@ def claim_once(conn: sa.Connection, node: models.Node,
     The claim is a closed ledger row added by :func:`add_once`, like the
     periodic timeout requests.
     """
-    current = conn.execute(sql.NODE_FOR_UPDATE,
-                              {'b_uuid': node.uuid}).first()
-    if current is None or tuple(current) != (node.state, node.generation):
+    current = prepared.rows(conn, sql.NODE_FOR_UPDATE,
+                            {'b_uuid': node.uuid})
+    if current != [(node.state, node.generation)]:
         return STALE
     row = add_once(conn, node.uuid, effect, node.attempt, status=DONE,
                    detail=CLAIMED)
@@ -186,9 +185,10 @@ def count_delivery(conn: sa.Connection, request_id: str) -> int:
     """Count one more delivery; return the new count (0 if unknown)."""
     which = {'b_id': request_id}
     if conn.dialect.update_returning:
-        return conn.scalar(sql.COUNT_DELIVERY_RETURNING, which) or 0
-    conn.execute(sql.COUNT_DELIVERY, which)
-    return conn.scalar(sql.DELIVERIES, which) or 0
+        return prepared.scalar(conn, sql.COUNT_DELIVERY_RETURNING,
+                               which) or 0
+    prepared.rowcount(conn, sql.COUNT_DELIVERY, which)
+    return prepared.scalar(conn, sql.DELIVERIES, which) or 0
 
 
 def stale(conn: sa.Connection, older_than: float,
@@ -212,9 +212,8 @@ def newest(conn: sa.Connection, node_uuid: str, event: str,
            attempt: int | None) -> models.Request | None:
     """The newest ``event`` request of a node's attempt (one query, no
     other row loaded: a node's requests include 20 KB ramdisk posts)."""
-    return _detached(conn.execute(sql.NEWEST_REQUEST, {
-        'b_uuid': node_uuid, 'b_event': event,
-        'b_attempt': attempt}).first())
+    return _detached(prepared.first(conn, sql.NEWEST_REQUEST, {
+        'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt}))
 
 
 def newest_id(conn: sa.Connection, node_uuid: str, event: str,
@@ -222,9 +221,8 @@ def newest_id(conn: sa.Connection, node_uuid: str, event: str,
     """The id of the newest ``event`` request of a node's attempt whose
     status is one of ``statuses``, or None."""
     wanted = frozenset(statuses)
-    for request_id, status in conn.execute(sql.REQUEST_STATUSES, {
-            'b_uuid': node_uuid, 'b_event': event,
-            'b_attempt': attempt}).all():
+    for request_id, status in prepared.rows(conn, sql.REQUEST_STATUSES, {
+            'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt}):
         if status in wanted:
             return cast(str, request_id)
     return None

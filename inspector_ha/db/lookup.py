@@ -11,6 +11,7 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 
 from inspector_ha.db import models
+from inspector_ha.db import prepared
 
 MAC = 'mac'
 BMC = 'bmc_address'
@@ -36,13 +37,13 @@ def find(conn: sa.Connection, macs: Iterable[str] = (),
     query = _QUERIES[bool(values['b_macs']), bool(values['b_bmcs'])]
     if query is None:
         raise NotFound('no lookup attributes')
-    rows = conn.execute(query, values).all()
+    rows = prepared.rows(conn, query, values)
     if not rows:
         raise NotFound('no node under introspection matches')
-    if len(rows) > 1 and rows[0].score == rows[1].score:
+    if len(rows) > 1 and rows[0][1] == rows[1][1]:
         raise Ambiguous('Multiple nodes match the same number of '
                         'attributes: %s' % ', '.join(r[0] for r in rows))
-    return rows[0].node_uuid
+    return str(rows[0][0])
 
 
 def _query(macs: bool, bmcs: bool) -> sa.Select[str, int] | None:

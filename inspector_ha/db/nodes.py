@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 
@@ -17,6 +17,7 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import models
 from inspector_ha.db import ledger
+from inspector_ha.db import prepared
 from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states
 
@@ -39,8 +40,8 @@ class InvalidState(Exception):
 def get(conn: sa.Connection, uuid: str) -> models.Node | None:
     """The node's row (read with a statement built once, as a model
     object no session tracks), or None."""
-    row = conn.execute(sql.NODE, {'b_uuid': uuid}).first()
-    return None if row is None else models.detached(models.Node, row._mapping)
+    row = prepared.first(conn, sql.NODE, {'b_uuid': uuid})
+    return None if row is None else models.detached(models.Node, row)
 
 
 class Moved(NamedTuple):
@@ -118,8 +119,8 @@ def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
 def _entered_at(conn: sa.Connection,
                 node: models.Node) -> datetime.datetime | None:
     """When ``node`` entered its state (:data:`statements.ENTERED_AT`)."""
-    return conn.scalar(sql.ENTERED_AT, {'b_uuid': node.uuid,
-                                           'b_state': node.state})
+    return prepared.scalar(conn, sql.ENTERED_AT, {'b_uuid': node.uuid,
+                                                  'b_state': node.state})
 
 
 def _close_attempt(conn: sa.Connection, node: models.Node, to_state: str,
@@ -128,9 +129,9 @@ def _close_attempt(conn: sa.Connection, node: models.Node, to_state: str,
     redelivery (say of the start request a paused worker held when the
     node timed out) cannot restart the node. Reapply requests and the
     attempt-less delete stay: they act on a finished node."""
-    conn.execute(sql.UPDATE_ATTEMPT, {
+    prepared.rowcount(conn, sql.UPDATE_ATTEMPT, {
         'b_uuid': node.uuid, 'b_attempt': node.attempt,
-        'b_kept_event': states.REAPPLY, 'b_statuses': list(ledger.OPEN),
+        'b_kept_event': states.REAPPLY, 'b_statuses': ledger.OPEN,
         'b_id': request_id or '', 'status': ledger.REJECTED,
         'updated_at': timeutils.utcnow(),
         'detail': 'the attempt ended in %s first' % to_state})
@@ -165,7 +166,7 @@ def create(conn: sa.Connection, uuid: str, manage_boot: bool | None,
 def _insert(conn: sa.Connection, uuid: str, state: str,
             manage_boot: bool | None) -> None:
     """A node row's first attempt, in ``state``."""
-    conn.execute(sql.INSERT_NODE, {
+    prepared.rowcount(conn, sql.INSERT_NODE, {
         'uuid': uuid, 'state': state, 'generation': 1, 'attempt': 1,
         'started_at': timeutils.utcnow(), 'manage_boot': manage_boot})
 
@@ -187,10 +188,10 @@ def delete(conn: sa.Connection, uuid: str) -> None:
 
 def _conditional_update(conn: sa.Connection, node: models.Node,
                         values: dict[str, Any]) -> None:
-    result = cast('sa.CursorResult[Any]', conn.execute(
-        sql.MOVE_NODE, dict(values, b_uuid=node.uuid, b_state=node.state,
-                            b_generation=node.generation)))
-    if result.rowcount != 1:
+    moved = prepared.rowcount(conn, sql.MOVE_NODE, dict(
+        values, b_uuid=node.uuid, b_state=node.state,
+        b_generation=node.generation))
+    if moved != 1:
         raise conflicts.StaleWrite('node %s is no longer %s at generation %d' %
                          (node.uuid, node.state, node.generation))
 
@@ -199,7 +200,7 @@ def record(conn: sa.Connection, uuid: str, event: str,
            from_state: str | None, to_state: str, generation: int,
            actor: str, request_id: str | None,
            at: datetime.datetime | None = None) -> None:
-    conn.execute(sql.INSERT_TRANSITION, {
+    prepared.rowcount(conn, sql.INSERT_TRANSITION, {
         'node_uuid': uuid, 'event': event, 'from_state': from_state,
         'to_state': to_state, 'generation': generation, 'actor': actor,
         'request_id': request_id, 'at': at or timeutils.utcnow()})
@@ -216,13 +217,13 @@ def add_attributes(conn: sa.Connection, uuid: str, name: str,
 def replace_attributes(conn: sa.Connection, uuid: str, name: str,
                        values: Iterable[str]) -> None:
     """The node's attributes ``name`` are ``values`` (and no others)."""
-    conn.execute(sql.DELETE_NAMED_ATTRIBUTES,
-                    {'b_uuid': uuid, 'b_name': name})
+    prepared.rowcount(conn, sql.DELETE_NAMED_ATTRIBUTES,
+                      {'b_uuid': uuid, 'b_name': name})
     add_attributes(conn, uuid, name, values)
 
 
 def delete_attributes(conn: sa.Connection, uuid: str) -> None:
-    conn.execute(sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
+    prepared.rowcount(conn, sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
 
 
 def history(conn: sa.Connection, uuid: str) -> list[models.Transition]:
