@@ -59,6 +59,8 @@ TARGETS = [
     # the driver's own work: a statement on its cursor, a commit
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_executemany'),
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_commit'),
+    # a hot statement run on the driver's cursor (inspector_ha.db.prepared)
+    ('inspector_ha.db.prepared', None, '_execute'),
     # SQLAlchemy's: one statement (compiling it when its cache misses),
     # a compilation
     ('sqlalchemy.engine.base', 'Connection', '_execute_clauseelement'),
