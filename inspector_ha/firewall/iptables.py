@@ -99,9 +99,10 @@ class IptablesDriver(base.Driver):
         """Rule deletions and insertions turning ``last`` into ``state``."""
         lines = self._changes(self.white, 'ACCEPT', _effective_white(last),
                               _effective_white(state))
-        lines += self._changes(self.black, 'DROP',
-                               base.clean_macs(last.blacklist),
-                               base.clean_macs(state.blacklist))
+        added, removed = base.mac_changes(last.blacklist, state.blacklist)
+        lines += [_mac_rule('-D', self.black, mac, 'DROP')
+                  for mac in removed]
+        lines += [_mac_rule('-I', self.black, mac, 'DROP') for mac in added]
         # Always replaced: the transaction fails (and the caller rebuilds)
         # if the jump or the chains went missing behind our back.
         jump = ' '.join(self._jump_spec())

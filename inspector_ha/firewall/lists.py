@@ -2,7 +2,8 @@
 
 Both are keyed so that pub-sub removals can name what they remove: the
 black-list by Ironic port id, the white-list by node UUID. Every change
-sets :attr:`Lists.changed`, which wakes the firewall thread.
+sets :attr:`Lists.changed`, which wakes the firewall thread. MACs are
+kept in lower case (a :class:`~inspector_ha.firewall.base.State`'s are).
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ class Lists:
                       announced: bool = False) -> None:
         """The whole black-list: ``{port_id: mac}`` from Ironic, listed
         here or ``announced`` by the elected lister."""
+        black = {port_id: str(mac).lower() for port_id, mac in ports.items()}
         with self._lock:
-            changed = ports != self._black
-            self._black = dict(ports)
+            changed = black != self._black
+            self._black = black
             if announced:
                 self.announced_at = time.monotonic()
         self.black_built.set()
@@ -58,7 +60,8 @@ class Lists:
 
     def replace_white(self, nodes: Mapping[str, Iterable[str]]) -> None:
         """The whole white-list: ``{node_uuid: {mac, ...}}`` from SQL."""
-        white = {u: frozenset(m) for u, m in nodes.items()}
+        white = {u: frozenset(str(m).lower() for m in macs)
+                 for u, macs in nodes.items()}
         with self._lock:
             changed = white != self._white
             self._white = white

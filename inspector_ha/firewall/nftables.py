@@ -123,10 +123,10 @@ class NftablesDriver(base.Driver):
         """Element changes from ``last`` to ``state``, and the lease."""
         lines: list[str] = []
         for name in ('white', 'black'):
-            old = set(base.clean_macs(getattr(last, name + 'list')))
-            new = set(base.clean_macs(getattr(state, name + 'list')))
-            lines += self._elements('add', name, sorted(new - old))
-            lines += self._elements('delete', name, sorted(old - new))
+            added, removed = base.mac_changes(getattr(last, name + 'list'),
+                                              getattr(state, name + 'list'))
+            lines += self._elements('add', name, added)
+            lines += self._elements('delete', name, removed)
         return ''.join(lines) + self.lease_script(state.open_for)
 
     def lease_script(self, open_for: float | None) -> str:

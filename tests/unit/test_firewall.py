@@ -48,6 +48,16 @@ def test_invalid_macs_never_reach_a_firewall_script():
                             '02:00:00:00:00']) == [A]
 
 
+def test_only_the_macs_that_changed_are_cleaned_and_compared():
+    site = frozenset('02:01:00:%02x:%02x:%02x' % (i >> 16, (i >> 8) & 255,
+                                                i & 255)
+                     for i in range(20000))
+    added, removed = base.mac_changes(site | {A, 'x" drop; "'},
+                                      site | {B, 'not a mac'})
+    assert (added, removed) == ([B], [A])
+    assert base.mac_changes(site, site) == ([], [])
+
+
 def test_the_default_driver_is_noop_and_remembers_the_state():
     driver = base.load(_conf())
     assert driver.name == 'noop'

@@ -123,6 +123,17 @@ def test_the_lister_announces_every_port_of_ironic():
                          'port-2': '52:54:00:00:00:02'}]
 
 
+def test_macs_are_kept_in_lower_case_whoever_reports_them():
+    lists = lists_mod.Lists(deny_unknown=False)
+    lists.replace_black({'port-1': '02:00:00:00:00:AA'})
+    lists.black('add', 'port-2', '02:00:00:00:00:BB')
+    lists.replace_white({'node-1': ['02:00:00:00:00:CC']})
+    lists.white('add', 'node-2', ['02:00:00:00:00:DD'])
+    state = lists.state(open_for=1.0)
+    assert state.blacklist == {'02:00:00:00:00:aa', '02:00:00:00:00:bb'}
+    assert state.whitelist == {'02:00:00:00:00:cc', '02:00:00:00:00:dd'}
+
+
 def test_the_white_list_is_part_of_the_state_only_when_open():
     lists = lists_mod.Lists(deny_unknown=False)
     lists.replace_black({'p1': '52:54:00:00:00:01'})
