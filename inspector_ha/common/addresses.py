@@ -4,7 +4,8 @@ hooks and the PXE filter drivers."""
 import re
 
 #: A MAC address as Ironic stores it: six lower-case hex pairs and colons.
-MAC = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}$')
+#: (``\Z``, not ``$``: a trailing newline does not match.)
+MAC = re.compile(r'^[0-9a-f]{2}(:[0-9a-f]{2}){5}\Z')
 
 #: BMC addresses that mean "none": an empty or unspecified address is
 #: neither looked up nor compared.

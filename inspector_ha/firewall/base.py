@@ -72,7 +72,13 @@ def mac_changes(old: frozenset[str],
     """
     if old is new:
         return [], []
-    return clean_macs(new - old), clean_macs(old - new)
+    added, removed = clean_macs(new - old), clean_macs(old - new)
+    # NOTE: a MAC on both sides differed in case only: it stays.
+    both = set(added).intersection(removed)
+    if both:
+        added = [mac for mac in added if mac not in both]
+        removed = [mac for mac in removed if mac not in both]
+    return added, removed
 
 
 def dhcp_ports(conf: Any) -> tuple[int, ...]:

@@ -45,7 +45,7 @@ def _runner(stop=None, timeout=5):
 
 def test_invalid_macs_never_reach_a_firewall_script():
     assert base.clean_macs(['02:00:00:00:00:0A', 'x" drop; "',
-                            '02:00:00:00:00']) == [A]
+                            '02:00:00:00:00', B + '\n']) == [A]
 
 
 def test_only_the_macs_that_changed_are_cleaned_and_compared():
@@ -56,6 +56,8 @@ def test_only_the_macs_that_changed_are_cleaned_and_compared():
                                       site | {B, 'not a mac'})
     assert (added, removed) == ([B], [A])
     assert base.mac_changes(site, site) == ([], [])
+    assert base.mac_changes(frozenset([A.upper()]), frozenset([A])) == \
+        ([], [])
 
 
 def test_the_default_driver_is_noop_and_remembers_the_state():
