@@ -3,8 +3,10 @@
 Building a SQLAlchemy statement (coercing its clauses, computing its
 cache key) costs about as much CPU as running it; these are built at
 import with bound parameters (``b_*``) and run with a dict of values, so
-each execution only binds. Written as Core statements on the tables:
-the ORM's unit of work would cost more than the statement.
+each execution only binds; the hot ones run on the driver's cursor
+through :mod:`inspector_ha.db.prepared`, which compiles each once per
+database. Written as Core statements on the tables: the ORM's unit of
+work would cost more than the statement.
 """
 
 from __future__ import annotations
