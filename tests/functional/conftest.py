@@ -1,9 +1,23 @@
 """Session-wide private servers for the functional tests: ZooKeeper and
-Ironic.  Skip-or-fail logic: ``obtain`` in ``tests/conftest.py``."""
+Ironic; and a fresh database of the service's schema on each database it
+runs on.  Skip-or-fail logic: ``obtain`` in ``tests/conftest.py``."""
 
 import pytest
 
 import backends
+from inspector_ha.db import migration
+
+
+@pytest.fixture(params=['sqlite', 'pg_url', 'mariadb_url'])
+def schema_url(request, tmp_path):
+    """The URL of a fresh database with the service's schema: SQLite,
+    PostgreSQL and MariaDB in turn."""
+    if request.param == 'sqlite':
+        url = 'sqlite:///%s' % (tmp_path / 'schema.sqlite')
+    else:
+        url = request.getfixturevalue(request.param)
+    migration.upgrade(url)
+    return url
 
 
 @pytest.fixture(scope='session')

@@ -10,18 +10,13 @@ from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
 from inspector_ha.db import data_store
 from inspector_ha.db import ledger
-from inspector_ha.db import migration
 from inspector_ha.db import nodes
 from inspector_ha.fsm import states as st
 
 
-@pytest.fixture(params=['sqlite', 'pg_url', 'mariadb_url'])
-def store(request, tmp_path):
-    if request.param == 'sqlite':
-        url = 'sqlite:///%s' % (tmp_path / 'dialects.sqlite')
-    else:
-        url = request.getfixturevalue(request.param)
-    migration.upgrade(url)
+@pytest.fixture
+def store(schema_url):
+    url = schema_url
     policy = retry.RetryPolicy('database', 0, 1.0, threading.Event(),
                                db_api.RETRYABLE)
     store = db_api.Store(url, policy)

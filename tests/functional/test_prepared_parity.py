@@ -16,14 +16,9 @@ UUID = '6c1f4a38-0000-4000-8000-000000000001'
 AT = datetime.datetime(2026, 11, 26, 8, 30, 1, 123456)
 
 
-@pytest.fixture(params=['sqlite', 'pg_url', 'mariadb_url'])
-def engine(request, tmp_path):
-    if request.param == 'sqlite':
-        url = 'sqlite:///%s' % (tmp_path / 'prepared.sqlite')
-    else:
-        url = request.getfixturevalue(request.param)
-    migration.upgrade(url)
-    engine = sa.create_engine(url)
+@pytest.fixture
+def engine(schema_url):
+    engine = sa.create_engine(schema_url)
     yield engine
     engine.dispose()
 
