@@ -86,9 +86,10 @@ def first(conn: sa.Connection, statement: ClauseElement,
 
 def scalar(conn: sa.Connection, statement: ClauseElement,
            params: Mapping[str, Any]) -> Any:
-    """The first column of the first row, or None."""
-    found = rows(conn, statement, params)
-    return found[0][0] if found else None
+    """The first column of the first row, or None (the other rows are
+    not fetched)."""
+    plan, row = _execute(conn, statement, params, _one)
+    return None if row is None else _convert(plan.results, row)[0]
 
 
 def _rowcount(cursor: Any) -> Any:
