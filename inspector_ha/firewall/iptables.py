@@ -99,10 +99,8 @@ class IptablesDriver(base.Driver):
         """Rule deletions and insertions turning ``last`` into ``state``."""
         lines = self._changes(self.white, 'ACCEPT', _effective_white(last),
                               _effective_white(state))
-        added, removed = base.mac_changes(last.blacklist, state.blacklist)
-        lines += [_mac_rule('-D', self.black, mac, 'DROP')
-                  for mac in removed]
-        lines += [_mac_rule('-I', self.black, mac, 'DROP') for mac in added]
+        lines += self._changes(self.black, 'DROP', last.blacklist,
+                               state.blacklist)
         # Always replaced: the transaction fails (and the caller rebuilds)
         # if the jump or the chains went missing behind our back.
         jump = ' '.join(self._jump_spec())
@@ -118,11 +116,9 @@ class IptablesDriver(base.Driver):
 
     def _changes(self, chain: str, target: str, old: Iterable[str],
                  new: Iterable[str]) -> list[str]:
-        before, after = set(old), set(new)
-        return ([_mac_rule('-D', chain, mac, target)
-                 for mac in sorted(before - after)] +
-                [_mac_rule('-I', chain, mac, target)
-                 for mac in sorted(after - before)])
+        added, removed = base.mac_changes(frozenset(old), frozenset(new))
+        return ([_mac_rule('-D', chain, mac, target) for mac in removed] +
+                [_mac_rule('-I', chain, mac, target) for mac in added])
 
     def _script(self, lines: list[str], declare: bool = False,
                 jump: bool = False) -> str:
