@@ -16,10 +16,9 @@ from inspector_ha.fsm import states as st
 
 @pytest.fixture
 def store(schema_url):
-    url = schema_url
     policy = retry.RetryPolicy('database', 0, 1.0, threading.Event(),
                                db_api.RETRYABLE)
-    store = db_api.Store(url, policy)
+    store = db_api.Store(schema_url, policy)
     yield store
     store.dispose()
 
