@@ -124,8 +124,19 @@ def assert_ironic_was_updated(ironic, uuids):
         props = node['properties']
         assert (props['cpus'], props['memory_mb'], props['local_gb'],
                 props['cpu_arch']) == ('4', '8192', '99', 'x86_64'), props
-        assert node['power_state'] == 'power off'
+        assert_powered_off(ironic, node)
         assert [p['pxe_enabled'] for p in ironic.ports(uuid)] == [True]
+
+
+def assert_powered_off(ironic, node, timeout=30):
+    """The service asked Ironic to power ``node`` (as read once it was
+    finished) off; Ironic's conductor does that in the background after
+    the request returns, so wait for the power state itself."""
+    assert 'power off' in (node['power_state'],
+                           node['target_power_state']), node
+    backends.wait_for(
+        lambda: ironic.power_state(node['uuid']) == 'power off', timeout,
+        interval=0.2, message='node %s not powered off' % node['uuid'])
 
 
 def query(database, sql, **params):

@@ -9,6 +9,7 @@ import pytest
 import requests
 
 import backends
+import batch
 import embedded
 import ramdisk
 
@@ -73,7 +74,7 @@ def test_unknown_macs_create_the_node_which_is_then_processed(
         assert set(props['capabilities'].split(',')) == {
             'cpu_vt:true', 'cpu_aes:true'}
         assert [p['address'] for p in ironic.ports(uuid)] == macs[:1]
-        assert node['power_state'] == 'power off'
+        batch.assert_powered_off(ironic, node)
         data = requests.get('%s/v1/introspection/%s/data' % (
             service, uuid), timeout=30).json()
         assert data['auto_discovered'] is True
