@@ -147,6 +147,28 @@ def test_the_white_list_is_part_of_the_state_only_when_open():
     assert lists.state(2.0).whitelist == frozenset()
 
 
+def test_a_list_that_did_not_change_keeps_its_set_of_macs_between_states():
+    lists = lists_mod.Lists(deny_unknown=False)
+    ports = {'p%d' % i: '52:54:00:00:%02x:%02x' % (i // 256, i % 256)
+             for i in range(1000)}
+    lists.replace_black(ports)
+    first = lists.state(2.0)
+    lists.white('add', 'node-1', ['52:54:00:01:00:01'])
+    lists.replace_black(dict(ports))
+    second = lists.state(2.0)
+    assert second.blacklist is first.blacklist
+    assert second.whitelist == {'52:54:00:01:00:01'}
+    assert lists.state(None) == lists.state(None)
+    assert base.mac_changes(first.blacklist, second.blacklist) == ([], [])
+    lists.black('add', 'p-new', '52:54:00:01:00:02')
+    third = lists.state(2.0)
+    assert third.whitelist is second.whitelist
+    assert base.mac_changes(second.blacklist, third.blacklist) == (
+        ['52:54:00:01:00:02'], [])
+    lists.black('remove', 'p-new', '')
+    lists.white('remove', 'node-1', [])
+    assert lists.state(2.0) == (2.0, frozenset(), first.blacklist, False)
+
 class RecordingDriver(base.Driver):
     """A driver plugin that only records when each state was applied."""
 
