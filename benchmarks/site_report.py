@@ -49,8 +49,11 @@ def _steady_lines(steady):
 
 def _batch_lines(batch):
     return ['', '## A batch while the syncs run', '',
-            report.batch_line('site', batch) + '; Ironic CPU %.1f ms/node'
-            % batch['cpu_ms_per_node'][measure.IRONIC_TOTAL]]
+            report.batch_line('site', batch) + ' (%s net of the CPU the '
+            'service used idle just before the batch); Ironic CPU %.1f '
+            'ms/node' % (batch['cpu_ms_per_node_net_of_idle'][
+                measure.OWN_TOTAL],
+                batch['cpu_ms_per_node'][measure.IRONIC_TOTAL])]
 
 
 def _targets(site):
