@@ -28,6 +28,8 @@ class Lists:
         self._lock = threading.Lock()
         self._black: dict[str, str] = {}
         self._white: dict[str, frozenset[str]] = {}
+        # NOTE: every writer of _black or _white resets its set of MACs
+        # (None: to be built by the next state()).
         self._black_macs: frozenset[str] | None = None
         self._white_macs: frozenset[str] | None = None
         self.deny_unknown = deny_unknown

@@ -158,8 +158,14 @@ def test_a_list_that_did_not_change_keeps_its_set_of_macs_between_states():
     second = lists.state(2.0)
     assert second.blacklist is first.blacklist
     assert second.whitelist == {'52:54:00:01:00:01'}
-    assert lists.state(None) == lists.state(None)
-    assert base.mac_changes(first.blacklist, second.blacklist) == ([], [])
+    closed = lists.state(None)
+    assert closed.blacklist is first.blacklist
+    assert closed.whitelist is base.CLOSED.whitelist
+    lists.replace_white({'node-1': ['52:54:00:01:00:01']})
+    lists.black('add', 'p0', ports['p0'])
+    again = lists.state(2.0)
+    assert again.whitelist is second.whitelist
+    assert again.blacklist is second.blacklist
     lists.black('add', 'p-new', '52:54:00:01:00:02')
     third = lists.state(2.0)
     assert third.whitelist is second.whitelist
@@ -168,6 +174,7 @@ def test_a_list_that_did_not_change_keeps_its_set_of_macs_between_states():
     lists.black('remove', 'p-new', '')
     lists.white('remove', 'node-1', [])
     assert lists.state(2.0) == (2.0, frozenset(), first.blacklist, False)
+
 
 class RecordingDriver(base.Driver):
     """A driver plugin that only records when each state was applied."""
