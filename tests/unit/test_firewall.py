@@ -2,6 +2,7 @@
 InfiniBand mapping, the command runner.  Real packets:
 tests/functional/test_pxe_filter_drivers.py."""
 
+import random
 import sys
 import threading
 
@@ -298,6 +299,24 @@ def test_a_mac_that_left_both_lists_gets_the_unknown_host_policy(tmp_path):
     assert _files(tmp_path) == {A: A + ',ignore\n', B: B + ',ignore\n',
                                 'unknown_hosts_filter':
                                 '*:*:*:*:*:*,ignore\n'}
+
+
+def test_dnsmasq_changes_leave_the_files_a_full_rewrite_leaves(tmp_path):
+    macs = ['02:00:00:00:00:%02x' % i for i in range(6)]
+    rand = random.Random(15)
+    changed = _dnsmasq(tmp_path / 'changes')
+    rewritten = _dnsmasq(tmp_path / 'full')
+    for driver in (changed, rewritten):
+        driver.init()
+    for _ in range(300):
+        state = _state(rand.choice([None, 2.0, 2.0, 2.0]),
+                       white=rand.sample(macs, rand.randint(0, 3)),
+                       black=rand.sample(macs, rand.randint(0, 4)),
+                       deny_unknown=rand.random() < 0.2)
+        changed.apply(state)
+        rewritten.applied = None
+        rewritten.apply(state)
+        assert _files(tmp_path / 'changes') == _files(tmp_path / 'full')
 
 
 def test_dnsmasq_writes_denials_before_permissions_wildcard_first():
