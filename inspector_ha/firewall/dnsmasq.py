@@ -89,7 +89,8 @@ def changed_policies(last: base.State,
 
 def _policy(state: base.State, mac: str) -> str:
     """The policy of one clean, lower-case ``mac`` for ``state``, as
-    :func:`policies` gives it."""
+    :func:`policies` gives it (a state's MACs are lower case:
+    :class:`~inspector_ha.firewall.base.State`)."""
     if not state.is_open:
         return IGNORE
     if mac in state.whitelist:

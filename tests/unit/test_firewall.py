@@ -319,6 +319,23 @@ def test_dnsmasq_changes_leave_the_files_a_full_rewrite_leaves(tmp_path):
         assert _files(tmp_path / 'changes') == _files(tmp_path / 'full')
 
 
+def test_a_dnsmasq_list_change_reads_and_writes_only_its_macs(
+        tmp_path, monkeypatch):
+    black = frozenset('02:00:00:00:%02x:%02x' % (i // 256, i % 256)
+                      for i in range(1000))
+    driver = _dnsmasq(tmp_path)
+    driver.init()
+    driver.apply(_state(black=black))
+    written, checked = [], []
+    monkeypatch.setattr(dnsmasq, '_write', lambda fd, name, text:
+                        written.append(name))
+    real_policy = dnsmasq._policy
+    monkeypatch.setattr(dnsmasq, '_policy', lambda state, mac: (
+        checked.append(mac), real_policy(state, mac))[1])
+    driver.apply(_state(white=[A], black=black))
+    assert (written, checked) == ([A], [A])
+
+
 def test_dnsmasq_writes_denials_before_permissions_wildcard_first():
     written = {A: dnsmasq.IGNORE, B: dnsmasq.ALLOW}
     wanted = {A: dnsmasq.ALLOW, B: dnsmasq.IGNORE, C: dnsmasq.IGNORE,
