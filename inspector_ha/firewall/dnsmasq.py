@@ -56,17 +56,10 @@ def policies(state: base.State, known: Iterable[str]) -> dict[str, str]:
     """The policy of every file for ``state``; ``known``: the MACs that
     already have a file.  Closed, every list MAC gets a denying file too,
     so that opening later writes only the white-list and the wildcard."""
-    white = base.clean_macs(state.whitelist)
-    black = base.clean_macs(state.blacklist)
-    if not state.is_open:
-        result = dict.fromkeys([*known, *black, *white], IGNORE)
-        result[WILDCARD] = IGNORE
-        return result
-    unknown = IGNORE if state.deny_unknown else ALLOW
-    result = dict.fromkeys(known, unknown)
-    result.update(dict.fromkeys(black, IGNORE))
-    result.update(dict.fromkeys(white, ALLOW))
-    result[WILDCARD] = unknown
+    macs = {*known, *base.clean_macs(state.whitelist),
+            *base.clean_macs(state.blacklist)}
+    result = {mac: _policy(state, mac) for mac in macs}
+    result[WILDCARD] = _unknown_policy(state)
     return result
 
 
@@ -88,16 +81,20 @@ def changed_policies(last: base.State,
 
 
 def _policy(state: base.State, mac: str) -> str:
-    """The policy of one clean, lower-case ``mac`` for ``state``, as
-    :func:`policies` gives it (a state's MACs are lower case:
-    :class:`~inspector_ha.firewall.base.State`)."""
-    if not state.is_open:
-        return IGNORE
-    if mac in state.whitelist:
+    """The policy of one clean, lower-case ``mac`` for ``state`` (a
+    state's MACs are lower case: :class:`~inspector_ha.firewall.base.
+    State`): a white-listed MAC is allowed while open, a black-listed one
+    ignored, any other gets the unknown-host policy."""
+    if state.is_open and mac in state.whitelist:
         return ALLOW
-    if mac in state.blacklist or state.deny_unknown:
+    if mac in state.blacklist:
         return IGNORE
-    return ALLOW
+    return _unknown_policy(state)
+
+
+def _unknown_policy(state: base.State) -> str:
+    """The policy of a MAC in neither list, and of the wildcard."""
+    return ALLOW if state.is_open and not state.deny_unknown else IGNORE
 
 
 def changes(written: Mapping[str, str | None],
