@@ -247,8 +247,7 @@ class Service:
         for loop in self.leader_loops:
             loop.reset.set()
         if self.firewall is not None:
-            self.firewall.reset.set()
-            self.firewall.lists.changed.set()
+            self.firewall.interrupt()
 
     def shutdown(self):
         self.stop.set()

@@ -68,6 +68,13 @@ OPTS = [
     cfg.BoolOpt('whitelist_pubsub', default=True,
                 help='Follow white-list changes announced on the '
                      'pub-sub channel (leader only).'),
+    cfg.FloatOpt('apply_delay', default=0.2, min=0.0, max=0.5,
+                 help='Seconds the firewall leader gathers the white-list '
+                      'changes that follow one (introspections starting or '
+                      'ending) before applying them together: one '
+                      'firewall command and one fence for a burst instead '
+                      'of one each. A black-list change is applied at '
+                      'once; 0 applies every change at once.'),
     cfg.BoolOpt('deny_unknown_macs', default=False,
                 help='Refuse DHCP to MACs Ironic does not know (only the '
                      'white-list boots). Not compatible with '

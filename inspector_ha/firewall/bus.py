@@ -8,6 +8,14 @@ list, announced by the elected lister; see
 :mod:`inspector_ha.firewall.watcher`). Ironic's own port notifications
 cannot feed it: Ironic 39 fails to build their payload and sends none.
 
+Every member receives the black-list (topic :data:`TOPIC`); only the
+firewall leader, the one member that keeps a white-list, receives the
+white-list (topic :data:`WHITE_TOPIC`, served while it leads), so a
+white-list change costs one delivery instead of one per member. A new
+leader subscribes before it reads the white-list from the store. While a
+0.1.0 member lives, white-list changes go on :data:`TOPIC` to all, as
+0.1.0 sends and reads them.
+
 Announcing is best effort: the periodic Ironic sync and the store
 polling repair anything lost.
 """
@@ -15,6 +23,7 @@ polling repair anything lost.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -26,8 +35,11 @@ from inspector_ha.messaging import objects
 
 LOG = logging.getLogger(__name__)
 TOPIC = 'inspector_ha_firewall'
+#: The white-list channel (0.2.0): only the firewall leader serves it.
+WHITE_TOPIC = 'inspector_ha_firewall_white'
 #: The release from which announcements are versioned objects (RPC API
-#: 1.1, ``announce``); before it, the same fields as arguments (1.0).
+#: 1.1, ``announce``) and white-list changes go on :data:`WHITE_TOPIC`;
+#: before it, the same fields as arguments (1.0), all on :data:`TOPIC`.
 OBJECTS_SINCE = '0.2.0'
 
 
@@ -40,18 +52,23 @@ class Bus:
         self._member = member_id
         self._releases = releases
         self._transport = messaging.get_rpc_transport(conf)
-        self._client = messaging.get_rpc_client(
-            self._transport, messaging.Target(topic=TOPIC, fanout=True),
-            retry=conf.queue.retry_count)
+        self._client = self._fanout(TOPIC)
+        self._white_client = self._fanout(WHITE_TOPIC)
         self._servers: list[Any] = []
+        self._servers_lock = threading.Lock()
+
+    def _fanout(self, topic: str) -> Any:
+        return messaging.get_rpc_client(
+            self._transport, messaging.Target(topic=topic, fanout=True),
+            retry=self._conf.queue.retry_count)
 
     def whitelist(self, op: str, node_uuid: str,
                   macs: Iterable[str]) -> None:
-        self._cast('whitelist', objects.WhitelistChange,
+        self._cast('whitelist', objects.WhitelistChange, self._white_client,
                    op=op, node_uuid=node_uuid, macs=sorted(macs))
 
     def blacklist(self, op: str, port_id: str, mac: str) -> None:
-        self._cast('blacklist', objects.BlacklistChange,
+        self._cast('blacklist', objects.BlacklistChange, self._client,
                    op=op, port_id=port_id, mac=mac)
 
     def blacklist_snapshot(self, ports: Mapping[str, str]) -> bool:
@@ -61,7 +78,8 @@ class Bus:
         if not self._objects_understood():
             return False
         try:
-            self._announce(objects.BlacklistSnapshot(ports=dict(ports)))
+            self._announce(objects.BlacklistSnapshot(ports=dict(ports)),
+                           self._client)
         except Exception as exc:
             LOG.warning('Black-list snapshot of %d ports lost (each member '
                         'lists Ironic itself when none comes): %s',
@@ -73,19 +91,21 @@ class Bus:
         return self._releases is None or self._releases.allows(
             OBJECTS_SINCE)
 
-    def _announce(self, change: objects.InspectorObject) -> None:
-        self._client.prepare(version='1.1').cast(
+    def _announce(self, change: objects.InspectorObject,
+                  client: Any) -> None:
+        client.prepare(version='1.1').cast(
             {}, 'announce', change=objects.to_primitive(
                 change, self._releases.object_version(change.obj_name())
                 if self._releases else None))
 
     def _cast(self, method: str, cls: type[objects.InspectorObject],
-              **kwargs: Any) -> None:
-        """A versioned object once every live member reads one; until
-        then the previous release's call (``method`` with arguments)."""
+              client: Any, **kwargs: Any) -> None:
+        """A versioned object on ``client``'s topic once every live member
+        reads one; until then the previous release's call (``method`` with
+        arguments) on :data:`TOPIC`."""
         try:
             if self._objects_understood():
-                self._announce(cls(**kwargs))
+                self._announce(cls(**kwargs), client)
             else:
                 self._client.cast({}, method, **kwargs)
         except Exception as exc:
@@ -93,22 +113,47 @@ class Bus:
                         'sync repairs it): %s', method, kwargs, exc)
 
     def serve(self, lists: lists_mod.Lists) -> None:
-        """Receive both channels into ``lists``."""
+        """Receive the black-list channel (and the white-list changes a
+        0.1.0 member sends or is sent) into ``lists``."""
+        self._serve(TOPIC, lists)
+
+    def serve_whitelist(self, lists: lists_mod.Lists) -> Any:
+        """Receive the white-list channel into ``lists`` (while leading);
+        returns what :meth:`stop` takes."""
+        return self._serve(WHITE_TOPIC, lists)
+
+    def _serve(self, topic: str, lists: lists_mod.Lists) -> Any:
         server = messaging.get_rpc_server(
-            self._transport, messaging.Target(topic=TOPIC,
+            self._transport, messaging.Target(topic=topic,
                                               server=self._member),
             [_Receiver(lists, self._conf.pxe_filter)], executor='threading')
-        self._servers.append(server)
         server.start()
+        with self._servers_lock:
+            self._servers.append(server)
+        return server
+
+    def stop(self, server: Any) -> None:
+        """Stop receiving on ``server`` (from :meth:`serve_whitelist`)."""
+        with self._servers_lock:
+            if server not in self._servers:
+                return
+            self._servers.remove(server)
+        _stop(server)
 
     def close(self) -> None:
-        for server in self._servers:
-            try:
-                server.stop()
-                server.wait()
-            except Exception as exc:
-                LOG.warning('Stopping a firewall listener: %s', exc)
+        with self._servers_lock:
+            servers, self._servers = self._servers, []
+        for server in servers:
+            _stop(server)
         self._transport.cleanup()
+
+
+def _stop(server: Any) -> None:
+    try:
+        server.stop()
+        server.wait()
+    except Exception as exc:
+        LOG.warning('Stopping a firewall listener: %s', exc)
 
 
 class _Receiver:

@@ -2,8 +2,10 @@
 
 Both are keyed so that pub-sub removals can name what they remove: the
 black-list by Ironic port id, the white-list by node UUID. Every change
-sets :attr:`Lists.changed`, which wakes the firewall thread. MACs are
-kept in lower case (a :class:`~inspector_ha.firewall.base.State`'s are).
+sets :attr:`Lists.changed`, which wakes the firewall thread; a change of
+the black-list also sets :attr:`Lists.urgent`, which the leader applies
+without waiting for more white-list changes to gather. MACs are kept in
+lower case (a :class:`~inspector_ha.firewall.base.State`'s are).
 
 A list's set of MACs is built once per change of it: a state read while
 that list is unchanged holds the same frozenset object, so comparing it
@@ -34,6 +36,9 @@ class Lists:
         self._white_macs: frozenset[str] | None = None
         self.deny_unknown = deny_unknown
         self.changed = threading.Event()
+        #: Set with :attr:`changed` by a black-list change (and by a
+        #: reset): to be applied without gathering more changes.
+        self.urgent = threading.Event()
         self.black_built = threading.Event()
         #: When (``time.monotonic()``) a whole black-list last came
         #: announced by the elected lister; None before the first.
@@ -51,7 +56,7 @@ class Lists:
             if announced:
                 self.announced_at = time.monotonic()
         self.black_built.set()
-        self._mark(changed)
+        self._mark(changed, urgent=True)
 
     def announced_within(self, seconds: float) -> bool:
         """Whether an announced black-list came in the last
@@ -69,7 +74,7 @@ class Lists:
             changed = before != self._black.get(port_id)
             if changed:
                 self._black_macs = None
-        self._mark(changed)
+        self._mark(changed, urgent=True)
 
     def replace_white(self, nodes: Mapping[str, Iterable[str]]) -> None:
         """The whole white-list: ``{node_uuid: {mac, ...}}`` from SQL."""
@@ -111,6 +116,8 @@ class Lists:
             black = self._black_macs
         return base.State(open_for, white, black, self.deny_unknown)
 
-    def _mark(self, changed: bool) -> None:
+    def _mark(self, changed: bool, urgent: bool = False) -> None:
         if changed:
+            if urgent:
+                self.urgent.set()
             self.changed.set()

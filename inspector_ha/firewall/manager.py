@@ -107,10 +107,28 @@ class Firewall(threading.Thread):
         return self._election.hold(self._lead)
 
     def _lead(self, epoch: int) -> None:
+        white = self._serve_whitelist()
         try:
             self._lead_open(epoch)
         finally:
             self.block()
+            if white is not None:
+                self.bus.stop(white)
+
+    def _serve_whitelist(self) -> Any:
+        """Receive the white-list channel while leading: subscribed before
+        the store is read for the white-list, so no change falls between.
+        None without white-list pub-sub, or when the broker refuses (the
+        store is then polled every ``whitelist_period``)."""
+        if not self._opts.whitelist_pubsub:
+            return None
+        try:
+            return self.bus.serve_whitelist(self.lists)
+        except Exception as exc:
+            LOG.warning('Cannot receive white-list changes while leading; '
+                        'polling the store for them every %s s: %s',
+                        self._opts.whitelist_period, exc)
+            return None
 
     def _lead_open(self, epoch: int) -> None:
         self.reset.clear()
@@ -153,6 +171,7 @@ class Firewall(threading.Thread):
     def _apply(self, open_for: float | None, renew: bool = False) -> None:
         """Apply the lists' state if it changed (else renew the lease)."""
         self.lists.changed.clear()
+        self.lists.urgent.clear()
         state = self.lists.state(open_for)
         with self._lock:
             if state != self.driver.applied:
@@ -162,8 +181,18 @@ class Firewall(threading.Thread):
                 self.driver.renew(open_for)
 
     def _pause(self, seconds: float) -> None:
-        """Wait, waking early on a list change (or a reset)."""
-        self.lists.changed.wait(seconds)
+        """Wait up to ``seconds``, waking early on a list change (or a
+        reset). The white-list changes that follow a change within
+        ``[pxe_filter] apply_delay`` (and ``seconds``) are gathered, so a
+        burst of starts and ends costs one fence and one firewall command,
+        not one each; a black-list change or a reset ends the gathering
+        (:attr:`Lists.urgent`)."""
+        deadline = time.monotonic() + seconds
+        if not self.lists.changed.wait(seconds):
+            return
+        gather = min(self._opts.apply_delay, deadline - time.monotonic())
+        if gather > 0:
+            self.lists.urgent.wait(gather)
 
     def _poll_whitelist(self, due_only: bool = False) -> None:
         period = self._opts.whitelist_period
@@ -178,6 +207,12 @@ class Firewall(threading.Thread):
             self._polled = now
             return True
         return False
+
+    def interrupt(self) -> None:
+        """The group shrank: give up leading, reset and campaign again."""
+        self.reset.set()
+        self.lists.urgent.set()
+        self.lists.changed.set()
 
     def block(self) -> None:
         """Reset: white-list and pass rule gone, PXE blocked."""

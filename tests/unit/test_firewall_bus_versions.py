@@ -59,6 +59,7 @@ def test_an_announcement_uses_what_the_oldest_member_reads(
     setattr(receiver_cls, method, spy)
     try:
         bus.serve(lists)
+        bus.serve_whitelist(lists)
         bus.whitelist('add', 'node-1', {'52:54:00:00:00:02',
                                         '52:54:00:00:00:01'})
         assert lists.event.wait(10), 'nothing delivered'
@@ -68,6 +69,25 @@ def test_an_announcement_uses_what_the_oldest_member_reads(
     assert lists.seen == [('white', 'add', 'node-1', [
         '52:54:00:00:00:01', '52:54:00:00:00:02'])]
     assert called == [method]
+
+
+def test_white_list_changes_reach_only_the_leader_black_list_ones_all(
+        service):
+    bus = bus_mod.Bus(service.conf, 'member-e', _Pinned('0.2.0'))
+    leader, member = _Lists(), _Lists()
+    try:
+        bus.serve(member)
+        white = bus.serve_whitelist(leader)
+        bus.whitelist('add', 'node-1', ['52:54:00:00:00:01'])
+        assert leader.event.wait(10), 'the leader got no white-list change'
+        bus.stop(white)
+        bus.whitelist('remove', 'node-1', [])
+        bus.blacklist('add', 'port-1', '52:54:00:00:00:09')
+        assert member.event.wait(10), 'the member got no black-list change'
+    finally:
+        bus.close()
+    assert member.seen == [('black', 'add', 'port-1', '52:54:00:00:00:09')]
+    assert leader.seen == [('white', 'add', 'node-1', ['52:54:00:00:00:01'])]
 
 
 def test_a_blacklist_change_arrives_as_an_object(service):

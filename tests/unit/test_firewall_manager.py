@@ -12,6 +12,8 @@ from inspector_ha.firewall import manager
 from inspector_ha.firewall import sources
 from inspector_ha.firewall import watcher as watcher_mod
 
+import backends
+
 
 class FakeIronic:
     def __init__(self):
@@ -198,6 +200,12 @@ class SilentBus:
     def serve(self, lists):
         pass
 
+    def serve_whitelist(self, lists):
+        return None
+
+    def stop(self, server):
+        pass
+
 
 def _firewall(service, driver):
     return manager.Firewall(driver, SilentBus(),
@@ -246,3 +254,52 @@ def test_the_applied_state_shows_in_the_pxe_metrics_until_blocked(service):
 
 def _gauge(gauge):
     return gauge._value.get()
+
+
+def _lead(firewall):
+    leading = threading.Thread(
+        target=firewall._election.hold, args=(firewall._lead,), daemon=True)
+    leading.start()
+    return leading
+
+
+def test_the_leader_applies_a_burst_of_white_list_changes_at_once(service):
+    service.conf.set_override('open_lease', 3.0, 'pxe_filter')
+    service.conf.set_override('apply_delay', 0.5, 'pxe_filter')
+    # NOTE: the store has none of these nodes: no polling to undo them.
+    service.conf.set_override('whitelist_period', 0.0, 'pxe_filter')
+    driver = RecordingDriver(service.conf)
+    firewall = _firewall(service, driver)
+    firewall.lists.replace_black({})
+    leading = _lead(firewall)
+    try:
+        backends.wait_for(lambda: any(o for _, o in driver.applied_at), 20,
+                         message='PXE never opened')
+        before = len(driver.applied_at)
+        for n in range(10):
+            firewall.lists.white('add', 'node-%d' % n,
+                                 ['52:54:00:00:01:%02x' % n])
+            time.sleep(0.03)
+        backends.wait_for(lambda: len(driver.applied[1]) == 10, 10,
+                         message='the white-list was not applied')
+    finally:
+        firewall.reset.set()
+        leading.join(10)
+    # NOTE: one apply per change without gathering; a renewal may add one.
+    assert len(driver.applied_at) - before <= 3
+
+
+def test_gathering_white_list_changes_ends_at_a_black_list_change(service):
+    service.conf.set_override('apply_delay', 0.5, 'pxe_filter')
+    firewall = _firewall(service, RecordingDriver(service.conf))
+    firewall.lists.white('add', 'node-1', ['52:54:00:00:00:01'])
+    began = time.monotonic()
+    firewall._pause(5.0)
+    gathered = time.monotonic() - began
+    firewall._apply(2.0)
+    firewall.lists.white('add', 'node-2', ['52:54:00:00:00:02'])
+    firewall.lists.black('add', 'port-1', '52:54:00:00:00:09')
+    began = time.monotonic()
+    firewall._pause(5.0)
+    assert 0.5 <= gathered < 5.0
+    assert time.monotonic() - began < 0.5
