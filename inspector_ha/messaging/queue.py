@@ -335,6 +335,23 @@ def hold_poll_floor(listener: Any) -> None:
         listener._current_timeout = POLL_FLOOR
 
 
+def hold_poll_floor_of(server: Any) -> None:
+    """Hold :data:`POLL_FLOOR` for a started oslo.messaging ``server``,
+    whose own thread polls: each poll of its AMQP listener starts at the
+    floor (its executor's threads acknowledge, so an acknowledgement waits
+    at most the floor; the fake driver's listener is let be)."""
+    inner = getattr(getattr(server, 'listener', None),
+                    '_poll_style_listener', None)
+    if inner is None or not hasattr(inner, '_current_timeout'):
+        return
+    poll = inner.poll
+
+    def poll_from_floor(*args: Any, **kwargs: Any) -> Any:
+        hold_poll_floor(inner)
+        return poll(*args, **kwargs)
+    inner.poll = poll_from_floor
+
+
 def _close(listener: Any) -> None:
     """Stop the way the driver expects: ``stop()`` waits until a poll on
     another thread has seen the shutdown, so this thread keeps polling,
