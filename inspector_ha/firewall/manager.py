@@ -107,28 +107,15 @@ class Firewall(threading.Thread):
         return self._election.hold(self._lead)
 
     def _lead(self, epoch: int) -> None:
-        white = self._serve_whitelist()
+        # NOTE: white-list changes come only to the leader (bus module).
+        channel = (bus_mod.LeaderChannel(self.bus, self.lists)
+                   if self._opts.whitelist_pubsub else None)
         try:
             self._lead_open(epoch)
         finally:
             self.block()
-            if white is not None:
-                self.bus.stop(white)
-
-    def _serve_whitelist(self) -> Any:
-        """Receive the white-list channel while leading: subscribed before
-        the store is read for the white-list, so no change falls between.
-        None without white-list pub-sub, or when the broker refuses (the
-        store is then polled every ``whitelist_period``)."""
-        if not self._opts.whitelist_pubsub:
-            return None
-        try:
-            return self.bus.serve_whitelist(self.lists)
-        except Exception as exc:
-            LOG.warning('Cannot receive white-list changes while leading; '
-                        'polling the store for them every %s s: %s',
-                        self._opts.whitelist_period, exc)
-            return None
+            if channel is not None:
+                channel.close()
 
     def _lead_open(self, epoch: int) -> None:
         self.reset.clear()
@@ -150,6 +137,10 @@ class Firewall(threading.Thread):
     def _open(self) -> None:
         """Apply the leader's state if it changed, else renew its lease."""
         if not self.lists.black_built.is_set():
+            # NOTE: building it sets changed; until then, pause between
+            # fences whatever else changes.
+            self.lists.changed.clear()
+            self.lists.urgent.clear()
             LOG.info('Black-list not built yet; PXE stays blocked')
             return
         self._note_lease()

@@ -3,8 +3,11 @@ live member reads them, the previous release's call until then; a
 member of this release understands both."""
 
 import threading
+import time
 
 import pytest
+
+import backends
 
 from inspector_ha.coordination import releases
 from inspector_ha.firewall import bus as bus_mod
@@ -59,7 +62,7 @@ def test_an_announcement_uses_what_the_oldest_member_reads(
     setattr(receiver_cls, method, spy)
     try:
         bus.serve(lists)
-        bus.serve_whitelist(lists)
+        bus.serve_whitelist(lists, threading.Event())
         bus.whitelist('add', 'node-1', {'52:54:00:00:00:02',
                                         '52:54:00:00:00:01'})
         assert lists.event.wait(10), 'nothing delivered'
@@ -71,22 +74,44 @@ def test_an_announcement_uses_what_the_oldest_member_reads(
     assert called == [method]
 
 
-def test_white_list_changes_reach_only_the_leader_black_list_ones_all(
+def test_a_member_not_serving_the_white_list_channel_gets_no_change_of_it(
         service):
     bus = bus_mod.Bus(service.conf, 'member-e', _Pinned('0.2.0'))
     leader, member = _Lists(), _Lists()
     try:
         bus.serve(member)
-        white = bus.serve_whitelist(leader)
+        bus.serve_whitelist(leader, threading.Event())
         bus.whitelist('add', 'node-1', ['52:54:00:00:00:01'])
         assert leader.event.wait(10), 'the leader got no white-list change'
-        bus.stop(white)
-        bus.whitelist('remove', 'node-1', [])
+        # NOTE: sent after the white-list change, on the member's channel.
         bus.blacklist('add', 'port-1', '52:54:00:00:00:09')
         assert member.event.wait(10), 'the member got no black-list change'
     finally:
         bus.close()
     assert member.seen == [('black', 'add', 'port-1', '52:54:00:00:00:09')]
+    assert leader.seen == [('white', 'add', 'node-1', ['52:54:00:00:00:01'])]
+
+
+def test_a_leadership_terms_channel_closes_at_once_and_drops_what_follows(
+        service):
+    bus = bus_mod.Bus(service.conf, 'member-f', _Pinned('0.2.0'))
+    leader = _Lists()
+    try:
+        channel = bus_mod.LeaderChannel(bus, leader)
+        backends.wait_for(lambda: channel._server is not None, 10,
+                          message='the channel never started')
+        bus.whitelist('add', 'node-1', ['52:54:00:00:00:01'])
+        assert leader.event.wait(10), 'the leader got no white-list change'
+        began = time.monotonic()
+        channel.close()
+        closing = time.monotonic() - began
+        bus.whitelist('add', 'node-2', ['52:54:00:00:00:02'])
+        time.sleep(0.5)
+    finally:
+        bus.close()
+    # NOTE: stopping the server takes about a second once it has handled
+    # a message; the firewall thread must not wait for it.
+    assert closing < 0.5
     assert leader.seen == [('white', 'add', 'node-1', ['52:54:00:00:00:01'])]
 
 

@@ -200,7 +200,7 @@ class SilentBus:
     def serve(self, lists):
         pass
 
-    def serve_whitelist(self, lists):
+    def serve_whitelist(self, lists, until):
         return None
 
     def stop(self, server):
@@ -285,7 +285,7 @@ def test_the_leader_applies_a_burst_of_white_list_changes_at_once(service):
     finally:
         firewall.reset.set()
         leading.join(10)
-    # NOTE: one apply per change without gathering; a renewal may add one.
+    # NOTE: one apply per change without gathering (10).
     assert len(driver.applied_at) - before <= 3
 
 
@@ -302,4 +302,20 @@ def test_gathering_white_list_changes_ends_at_a_black_list_change(service):
     began = time.monotonic()
     firewall._pause(5.0)
     assert 0.5 <= gathered < 5.0
+    assert time.monotonic() - began < 0.5
+
+
+def test_gathering_ends_at_a_reset_and_never_outlasts_the_pause(service):
+    service.conf.set_override('apply_delay', 0.5, 'pxe_filter')
+    firewall = _firewall(service, RecordingDriver(service.conf))
+    firewall.lists.white('add', 'node-1', ['52:54:00:00:00:01'])
+    began = time.monotonic()
+    firewall._pause(0.1)
+    capped = time.monotonic() - began
+    firewall._apply(2.0)
+    firewall.lists.white('add', 'node-2', ['52:54:00:00:00:02'])
+    firewall.interrupt()
+    began = time.monotonic()
+    firewall._pause(5.0)
+    assert capped < 0.5
     assert time.monotonic() - began < 0.5
