@@ -289,33 +289,36 @@ def test_the_leader_applies_a_burst_of_white_list_changes_at_once(service):
     assert len(driver.applied_at) - before <= 3
 
 
-def test_gathering_white_list_changes_ends_at_a_black_list_change(service):
+def _gathering(service):
+    """A firewall holding a white-list change not applied yet, with
+    ``apply_delay`` 0.5 s."""
     service.conf.set_override('apply_delay', 0.5, 'pxe_filter')
     firewall = _firewall(service, RecordingDriver(service.conf))
     firewall.lists.white('add', 'node-1', ['52:54:00:00:00:01'])
+    return firewall
+
+
+def _paused(firewall, seconds):
+    """Seconds ``firewall._pause(seconds)`` took."""
     began = time.monotonic()
-    firewall._pause(5.0)
-    gathered = time.monotonic() - began
+    firewall._pause(seconds)
+    return time.monotonic() - began
+
+
+def test_gathering_white_list_changes_ends_at_a_black_list_change(service):
+    firewall = _gathering(service)
+    gathered = _paused(firewall, 5.0)
     firewall._apply(2.0)
     firewall.lists.white('add', 'node-2', ['52:54:00:00:00:02'])
     firewall.lists.black('add', 'port-1', '52:54:00:00:00:09')
-    began = time.monotonic()
-    firewall._pause(5.0)
     assert 0.5 <= gathered < 5.0
-    assert time.monotonic() - began < 0.5
+    assert _paused(firewall, 5.0) < 0.5
 
 
 def test_gathering_ends_at_a_reset_and_never_outlasts_the_pause(service):
-    service.conf.set_override('apply_delay', 0.5, 'pxe_filter')
-    firewall = _firewall(service, RecordingDriver(service.conf))
-    firewall.lists.white('add', 'node-1', ['52:54:00:00:00:01'])
-    began = time.monotonic()
-    firewall._pause(0.1)
-    capped = time.monotonic() - began
+    firewall = _gathering(service)
+    assert _paused(firewall, 0.1) < 0.5
     firewall._apply(2.0)
     firewall.lists.white('add', 'node-2', ['52:54:00:00:00:02'])
     firewall.interrupt()
-    began = time.monotonic()
-    firewall._pause(5.0)
-    assert capped < 0.5
-    assert time.monotonic() - began < 0.5
+    assert _paused(firewall, 5.0) < 0.5
