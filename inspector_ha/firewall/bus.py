@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -45,6 +46,8 @@ WHITE_TOPIC = 'inspector_ha_firewall_white'
 OBJECTS_SINCE = '0.2.0'
 #: Seconds between tries to serve the white-list channel.
 START_RETRY = 1.0
+#: Seconds :meth:`Bus.close` waits for servers stopping in the background.
+STOP_WAIT = 10.0
 
 
 class Bus:
@@ -59,6 +62,7 @@ class Bus:
         self._client = self._fanout(TOPIC)
         self._white_client = self._fanout(WHITE_TOPIC)
         self._servers: list[Any] = []
+        self._stopping: list[threading.Thread] = []
         self._servers_lock = threading.Lock()
 
     def _fanout(self, topic: str) -> Any:
@@ -150,11 +154,25 @@ class Bus:
             self._servers.remove(server)
         _stop(server)
 
+    def stop_in_background(self, server: Any) -> None:
+        """:meth:`stop` on a thread of its own; :meth:`close` waits for it
+        (at most :data:`STOP_WAIT`), so the server's queue is deleted
+        before the transport goes."""
+        thread = threading.Thread(target=self.stop, args=(server,),
+                                  name='firewall-channel-stop', daemon=True)
+        with self._servers_lock:
+            self._stopping.append(thread)
+        thread.start()
+
     def close(self) -> None:
         with self._servers_lock:
             servers, self._servers = self._servers, []
+            stopping, self._stopping = self._stopping, []
         for server in servers:
             _stop(server)
+        deadline = time.monotonic() + STOP_WAIT
+        for thread in stopping:
+            thread.join(max(0.0, deadline - time.monotonic()))
         self._transport.cleanup()
 
 
@@ -169,33 +187,39 @@ def _stop(server: Any) -> None:
 class LeaderChannel:
     """The white-list channel of one leadership term, started and stopped
     off the firewall thread, which holds the leadership meanwhile:
-    starting waits for RabbitMQ as long as it is down, and stopping waits
-    for the server's threads (about 1 s; up to 5 s on RabbitMQ). Changes
-    delivered after :meth:`close` are dropped. RabbitMQ keeps each term's
-    queue for ``[oslo_messaging_rabbit] rabbit_transient_queues_ttl``
-    after it (as for a restarted process's fan-out queues)."""
+    starting waits for RabbitMQ as long as it is down (a term that ends
+    meanwhile leaves its thread waiting, and the server it then makes is
+    stopped at once), and stopping waits for the server's threads (about
+    1 s; up to 5 s on RabbitMQ). :attr:`started` is set once it serves;
+    changes delivered after :meth:`close` are dropped."""
 
     def __init__(self, bus: Bus, lists: lists_mod.Lists) -> None:
         self._bus = bus
         self._lists = lists
         self._closed = threading.Event()
+        self.started = threading.Event()
         self._lock = threading.Lock()
         self._server: Any = None
         threading.Thread(target=self._start, name='whitelist-channel',
                          daemon=True).start()
 
     def _start(self) -> None:
+        failures = 0
         while not self._closed.is_set():
             try:
                 server = self._bus.serve_whitelist(self._lists, self._closed)
             except Exception as exc:
-                LOG.warning('Cannot receive white-list changes (the store '
-                            'is polled for them); trying again in %s s: %s',
-                            START_RETRY, exc)
+                failures += 1
+                LOG.log(logging.WARNING if failures == 1 else logging.DEBUG,
+                        'Cannot receive white-list changes (the leader '
+                        'reads the store every [pxe_filter] '
+                        'whitelist_period); trying again every %s s: %s',
+                        START_RETRY, exc)
                 self._closed.wait(START_RETRY)
                 continue
             with self._lock:
                 self._server, closed = server, self._closed.is_set()
+            self.started.set()
             if closed:
                 self._bus.stop(server)
             return
@@ -207,9 +231,7 @@ class LeaderChannel:
             self._closed.set()
             server = self._server
         if server is not None:
-            threading.Thread(target=self._bus.stop, args=(server,),
-                             name='whitelist-channel-stop',
-                             daemon=True).start()
+            self._bus.stop_in_background(server)
 
 
 class _Receiver:

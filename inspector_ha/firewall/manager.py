@@ -111,13 +111,14 @@ class Firewall(threading.Thread):
         channel = (bus_mod.LeaderChannel(self.bus, self.lists)
                    if self._opts.whitelist_pubsub else None)
         try:
-            self._lead_open(epoch)
+            self._lead_open(epoch, channel)
         finally:
-            self.block()
             if channel is not None:
                 channel.close()
+            self.block()
 
-    def _lead_open(self, epoch: int) -> None:
+    def _lead_open(self, epoch: int,
+                   channel: bus_mod.LeaderChannel | None = None) -> None:
         self.reset.clear()
         LOG.info('Leading the firewall with epoch %d; opening PXE in '
                  '%.1f s', epoch, self._opts.open_lease)
@@ -127,20 +128,28 @@ class Firewall(threading.Thread):
         if self._stopping.is_set() or self.reset.is_set():
             return
         self._poll_whitelist()
+        # NOTE: a change announced before the channel started (the broker
+        # slow or down) reached no one: the store is read again once it has.
+        unheard = channel is not None and not channel.started.is_set()
         self._armed_at = None
         while not self._stopping.is_set() and not self.reset.is_set():
             self._store.transaction(self._election.fence)
             self._open()
             self._pause(self._opts.open_lease / 3)
-            self._poll_whitelist(due_only=True)
+            if unheard and channel is not None and channel.started.is_set():
+                unheard = False
+                self._poll_whitelist()
+            else:
+                self._poll_whitelist(due_only=True)
 
     def _open(self) -> None:
         """Apply the leader's state if it changed, else renew its lease."""
+        # NOTE: building the black-list sets changed; until then, pause
+        # between fences whatever else changes (cleared before the check,
+        # so the wake-up of the building is kept).
+        self.lists.changed.clear()
+        self.lists.urgent.clear()
         if not self.lists.black_built.is_set():
-            # NOTE: building it sets changed; until then, pause between
-            # fences whatever else changes.
-            self.lists.changed.clear()
-            self.lists.urgent.clear()
             LOG.info('Black-list not built yet; PXE stays blocked')
             return
         self._note_lease()

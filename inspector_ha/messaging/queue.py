@@ -336,10 +336,12 @@ def hold_poll_floor(listener: Any) -> None:
 
 
 def hold_poll_floor_of(server: Any) -> None:
-    """Hold :data:`POLL_FLOOR` for a started oslo.messaging ``server``,
-    whose own thread polls: each poll of its AMQP listener starts at the
-    floor (its executor's threads acknowledge, so an acknowledgement waits
-    at most the floor; the fake driver's listener is let be)."""
+    """Hold :data:`POLL_FLOOR` for a started oslo.messaging RPC
+    ``server``, whose own thread polls: each poll of its AMQP listener
+    starts at the floor (the fake driver's listener is let be). An RPC
+    listener acknowledges on its polling thread as it takes a message.
+    Not for a notification server: its acknowledgements, queued by other
+    threads, would each wait for a poll's timeout."""
     inner = getattr(getattr(server, 'listener', None),
                     '_poll_style_listener', None)
     if inner is None or not hasattr(inner, '_current_timeout'):

@@ -322,3 +322,44 @@ def test_gathering_ends_at_a_reset_and_never_outlasts_the_pause(service):
     firewall.lists.white('add', 'node-2', ['52:54:00:00:00:02'])
     firewall.interrupt()
     assert _paused(firewall, 5.0) < 0.5
+
+
+class SlowBus(SilentBus):
+    """Serves the white-list channel only once ``release`` is set (the
+    broker slow to answer)."""
+
+    def __init__(self):
+        self.release = threading.Event()
+
+    def serve_whitelist(self, lists, until):
+        self.release.wait(30)
+        return None
+
+
+def test_a_leader_whose_channel_started_late_reads_the_store_again(
+        service, monkeypatch):
+    service.conf.set_override('open_lease', 0.5, 'pxe_filter')
+    service.conf.set_override('whitelist_period', 0.0, 'pxe_filter')
+    in_store = {}
+    monkeypatch.setattr(manager.sources, 'under_introspection',
+                        lambda conn: dict(in_store))
+    driver, bus = RecordingDriver(service.conf), SlowBus()
+    firewall = manager.Firewall(
+        driver, bus, service.election(manager.LEADERSHIP), service.store,
+        service.lifecycle, service.conf.pxe_filter,
+        election.Campaign(1.0, 1.0, 0.0))
+    firewall.lists.replace_black({})
+    leading = _lead(firewall)
+    try:
+        backends.wait_for(lambda: any(o for _, o in driver.applied_at), 20,
+                          message='PXE never opened')
+        # NOTE: announced while no channel served it: heard by no one.
+        in_store['node-1'] = {'52:54:00:00:00:01'}
+        bus.release.set()
+        backends.wait_for(lambda: driver.applied[1], 10,
+                          message='the store was not read again')
+        white = driver.applied[1]
+    finally:
+        firewall.reset.set()
+        leading.join(10)
+    assert white == frozenset({'52:54:00:00:00:01'})
