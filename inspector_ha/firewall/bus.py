@@ -161,8 +161,9 @@ class Bus:
         thread = threading.Thread(target=self.stop, args=(server,),
                                   name='firewall-channel-stop', daemon=True)
         with self._servers_lock:
+            self._stopping = [t for t in self._stopping if t.is_alive()]
             self._stopping.append(thread)
-        thread.start()
+            thread.start()
 
     def close(self) -> None:
         with self._servers_lock:
