@@ -33,6 +33,7 @@ from inspector_ha.firewall import manager as firewall_mgr
 from inspector_ha.firewall import sources
 from inspector_ha.firewall import watcher
 from inspector_ha.ironic import client as ironic_client
+from inspector_ha.ironic import pacing
 from inspector_ha.messaging import cluster_share
 from inspector_ha.messaging import queue
 from inspector_ha.processing import pipeline
@@ -68,6 +69,8 @@ class Service:
         self.data_store = driver.DriverManager(
             DATA_STORES, conf.processing.store_data,
             invoke_on_load=True).driver
+        #: How many Ironic calls this process's tasks make at once.
+        self.pacing = _pacing(conf.worker)
         self.throttle = throttle.RebootThrottle(
             self.coordinator, conf.worker.reboot_throttle, self.stop)
         self._consumer = None
@@ -118,7 +121,9 @@ class Service:
 
     def tasks(self):
         """The tasks bound to transitions, as a worker runs them."""
-        return tasks.Tasks(self.ironic, self.store, self.announce_whitelist,
+        ironic = (self.ironic if self.pacing is None
+                  else self.ironic.paced(self.pacing))
+        return tasks.Tasks(ironic, self.store, self.announce_whitelist,
                            self.throttle, self.pipeline, self.data_store,
                            self.conf)
 
@@ -269,6 +274,13 @@ class Service:
         self.coordinator.stop()
         self.transport.cleanup()
         self.store.dispose()
+
+
+def _pacing(opts):
+    """The tasks' limit on Ironic calls at once, or None (disabled)."""
+    if not opts.ironic_slowdown:
+        return None
+    return pacing.Pacing(opts.pool_size, opts.ironic_slowdown)
 
 
 def _store(conf, stop):

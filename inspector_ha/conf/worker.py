@@ -20,9 +20,19 @@ OPTS = [
                     'from pushing Ironic past what it serves well: a '
                     'saturated Ironic spends more CPU on each call. Size '
                     'it to Ironic: for one Ironic process, 2 or 3 '
-                    '(doc/guarantees.md L1). 0 (the default) '
+                    '(doc/guarantees.md I1). 0 (the default) '
                     'sets no cluster limit: each process handles up to '
                     'pool_size.'),
+    cfg.FloatOpt('ironic_slowdown', default=4.0, min=0.0, max=100.0,
+                 help='A worker process makes fewer Ironic calls at once '
+                      'while Ironic answers slowly: an answer this many '
+                      'times slower than the fastest of its kind lowers '
+                      'the number of its tasks\' calls in flight by one; '
+                      'answers as fast raise it again, up to pool_size. '
+                      'A saturated Ironic spends more CPU on each call, '
+                      'so this keeps it busy without slowing it '
+                      '(doc/guarantees.md I2). 0 disables it: up to '
+                      'pool_size calls at once.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long one get from the queue blocks; bounds how '
                       'long a stopping worker waits for the queue.'),

@@ -5,6 +5,8 @@ introspection stays visible in one place.
 """
 
 import collections
+import copy
+import functools
 import logging
 import os
 import threading
@@ -64,33 +66,52 @@ RETRYABLE = (ks_exc.ConnectionError, ks_exc.RetriableConnectionFailure,
              sdk_exc.HttpException)
 
 
-class Ironic:
-    """A thin, retrying facade over ``conn.baremetal``."""
+class _Endpoint:
+    """``conn.baremetal``, discovered once for a facade and its paced
+    copies, and the transport over it where that is usable."""
 
-    def __init__(self, conn, policy):
+    def __init__(self, conn):
         self._conn = conn
-        self._policy = policy
-        self._baremetal = None
-        self._transport = None
+        self.baremetal = None
+        self.transport = None
         self._discovering = threading.Lock()
 
-    def _method(self, name):
-        return getattr(self._adapter(), name)
-
-    def _adapter(self):
+    def adapter(self):
         # NOTE: conn.baremetal discovers the API version on first access;
         # doing it here keeps that inside the retry policy, so a process
         # starts (and answers GET /) while Ironic is unreachable. One
         # thread discovers; the others wait for it instead of each asking
         # Ironic again.
-        if self._baremetal is None:
+        if self.baremetal is None:
             with self._discovering:
-                if self._baremetal is None:
+                if self.baremetal is None:
                     baremetal = self._conn.baremetal
                     if transport_mod.usable(baremetal):
-                        self._transport = transport_mod.Transport(baremetal)
-                    self._baremetal = baremetal
-        return self._baremetal
+                        self.transport = transport_mod.Transport(baremetal)
+                    self.baremetal = baremetal
+        return self.baremetal
+
+
+class Ironic:
+    """A thin, retrying facade over ``conn.baremetal``."""
+
+    def __init__(self, conn, policy):
+        self._policy = policy
+        self._endpoint = _Endpoint(conn)
+        self._pacing = None
+
+    def paced(self, pacing):
+        """This facade, each of its calls (each attempt) made within
+        ``pacing`` (:class:`inspector_ha.ironic.pacing.Pacing`)."""
+        paced = copy.copy(self)
+        paced._pacing = pacing
+        return paced
+
+    def _method(self, name):
+        return getattr(self._adapter(), name)
+
+    def _adapter(self):
+        return self._endpoint.adapter()
 
     def _call(self, name, *args, **kwargs):
         return self._measured(name, lambda: self._method(name)(*args,
@@ -103,6 +124,8 @@ class Ironic:
     def _measured(self, name, func):
         """``func`` under the retry policy, counted and timed by call."""
         result = 'error'
+        if self._pacing is not None:
+            func = functools.partial(self._paced, name, func)
         try:
             with metrics.Timer(metrics.IRONIC_SECONDS.labels(name)):
                 value = self._policy.call(func)
@@ -110,6 +133,10 @@ class Ironic:
             return value
         finally:
             metrics.IRONIC_CALLS.labels(name, result).inc()
+
+    def _paced(self, name, func):
+        with self._pacing.call(name):
+            return func()
 
     def _request(self, name, method, path, params=None, json=None):
         """One REST call on the baremetal endpoint (keystoneauth's: the
@@ -120,8 +147,9 @@ class Ironic:
         :mod:`inspector_ha.ironic.transport` where it is usable."""
         def once():
             baremetal = self._adapter()
-            if self._transport is not None:
-                return self._transport.call(method, path, params, json)
+            transport = self._endpoint.transport
+            if transport is not None:
+                return transport.call(method, path, params, json)
             # NOTE: keystoneauth's request, not openstacksdk's override of
             # it (cache bookkeeping and statistics it keeps for nothing).
             response = adapter.Adapter.request(

@@ -4,7 +4,7 @@
 across the whole cluster, so that the workers together do not push
 Ironic past what it serves well: on a saturated Ironic every call waits
 longer and costs Ironic more CPU, so more requests in flight lower the
-throughput (doc/guarantees.md L1). Each worker process takes its share,
+throughput (doc/guarantees.md I1). Each worker process takes its share,
 the budget divided by the live workers (the members of
 :data:`inspector_ha.coordination.membership.WORKERS`), rounded up, at
 least 1 and at most its ``pool_size``; the membership watch resizes it

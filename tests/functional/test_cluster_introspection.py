@@ -4,7 +4,7 @@ workers, a real broker, coordination backend, database and Ironic.
 On MariaDB and ZooKeeper the workers share ``[worker]
 cluster_concurrency = 6`` (4 threads each): each starts alone with its
 whole share, then takes 2 as the others join, over RabbitMQ
-(doc/guarantees.md L1).
+(doc/guarantees.md I1).
 
 The suite runs a batch of 60 nodes per backend pair; the long form is
 ``CLUSTER_BATCH_NODES=200 bash tools/run-tests.sh

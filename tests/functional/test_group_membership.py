@@ -55,7 +55,7 @@ def test_a_dropped_member_shows_its_new_counters_once_it_joins_again(
 
 def test_each_worker_learns_how_many_workers_live_for_its_share(
         any_backend_url):
-    """[worker] cluster_concurrency's count (doc/guarantees.md L1): the
+    """[worker] cluster_concurrency's count (doc/guarantees.md I1): the
     worker processes, not the API ones; one that leaves is not counted
     at the next watch."""
     counts = {}

@@ -16,6 +16,7 @@ from inspector_ha.api import errors
 from inspector_ha import conf as conf_mod
 from inspector_ha.ironic import client
 from inspector_ha.ironic import node as node_mod
+from inspector_ha.ironic import pacing as pacing_mod
 
 #: Redfish beside fake-hardware (the defaults both support), and pages of
 #: two: what the shared Ironic of the functional tests does not do.
@@ -168,7 +169,8 @@ def test_an_unknown_node_is_not_found_and_a_bad_name_is_a_bad_request(
 
 
 def _idle_sockets(facade):
-    return [connection.sock for connection in facade._transport._idle.queue]
+    return [connection.sock
+            for connection in facade._endpoint.transport._idle.queue]
 
 
 def test_calls_one_after_another_share_one_kept_alive_connection(
@@ -190,3 +192,19 @@ def test_a_call_after_ironic_restarted_opens_a_new_connection(
     odd_ironic.stop()
     odd_ironic.start()
     assert facade.get_node(uuid).id == uuid
+
+
+def test_a_paced_facade_times_each_call_and_shares_its_facades_connection(
+        odd_ironic, facade):
+    uuid = odd_ironic.create_node()
+    facade.get_node(uuid)
+    [socket] = _idle_sockets(facade)
+    pacing = pacing_mod.Pacing(2, 4.0)
+    paced = facade.paced(pacing)
+    paced.set_pxe_boot(uuid)
+    assert paced.get_node(uuid).id == uuid
+    assert sorted(pacing._floors) == ['get_node', 'set_node_boot_device']
+    assert pacing._in_flight == 0 and pacing.limit == 2
+    assert _idle_sockets(facade) == [socket]
+    facade.get_node(uuid)
+    assert sorted(pacing._floors) == ['get_node', 'set_node_boot_device']

@@ -1,7 +1,7 @@
 """[worker] cluster_concurrency: each worker process handles at most its
 share of the cluster's budget, the budget divided by the live workers;
 only the threads the share admits hold a listener and take requests
-(doc/guarantees.md L1)."""
+(doc/guarantees.md I1)."""
 
 import contextlib
 import threading
