@@ -10,9 +10,10 @@ Ironic a site runs, so each worker process watches how long Ironic takes
 to answer and keeps its calls in flight where the answers stay fast, as
 TCP keeps its window where the round trips stay short:
 
-- each kind of call keeps the fastest answer seen (its ``floor``),
-  drifting up by :data:`DRIFT` of the difference with every answer, so a
-  permanently slower Ironic becomes the new normal;
+- each kind of call keeps its fastest answer over the last
+  :data:`WINDOW` to twice that many seconds (its ``floor``), so an Ironic
+  that stays slower becomes the norm within two windows, while a limit
+  of one, where Ironic answers fastest, keeps showing the true floor;
 - an answer slower than ``slowdown`` times its floor lowers the limit by
   one, at most once per such answer's duration (the calls started under
   the old limit do not count twice);
@@ -31,9 +32,8 @@ from collections.abc import Callable, Iterator
 
 from inspector_ha.common import metrics
 
-#: Share of the difference by which a kind's floor rises with each
-#: answer slower than it (about 700 answers double it).
-DRIFT = 0.001
+#: Seconds of one window of a kind's fastest answer.
+WINDOW = 30.0
 #: Answers in a row within ``slowdown``, per unit of the limit, that
 #: raise it by one.
 RAISE_AFTER = 4
@@ -57,7 +57,7 @@ class Pacing:
         self._in_flight = 0
         self._fast_in_a_row = 0
         self._calm_until = 0.0
-        self._floors: dict[str, float] = {}
+        self._floors: dict[str, _WindowedMin] = {}
         self._changed = threading.Condition()
         metrics.IRONIC_CALLS_AT_ONCE.set(most)
 
@@ -90,9 +90,8 @@ class Pacing:
         metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
 
     def _slow(self, kind: str, seconds: float) -> bool:
-        floor = self._floors.get(kind, seconds)
-        self._floors[kind] = min(seconds, floor + (seconds - floor) * DRIFT)
-        return seconds > self._slowdown * floor
+        floor = self._floors.setdefault(kind, _WindowedMin(self._clock()))
+        return seconds > self._slowdown * floor.add(seconds, self._clock())
 
     def _lower(self, seconds: float) -> None:
         self._fast_in_a_row = 0
@@ -107,3 +106,22 @@ class Pacing:
         if self._fast_in_a_row >= RAISE_AFTER * self._limit:
             self._fast_in_a_row = 0
             self._limit = min(self._most, self._limit + 1)
+
+
+class _WindowedMin:
+    """The least value added over the current :data:`WINDOW` and the
+    one before it."""
+
+    def __init__(self, now: float) -> None:
+        self._started = now
+        self._current = self._previous = float('inf')
+
+    def add(self, value: float, now: float) -> float:
+        """Add ``value``; return the least value of the two windows."""
+        if now - self._started >= WINDOW:
+            recent = now - self._started < 2 * WINDOW
+            self._previous = self._current if recent else float('inf')
+            self._current = float('inf')
+            self._started = now
+        self._current = min(self._current, value)
+        return min(self._current, self._previous)

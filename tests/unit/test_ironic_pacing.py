@@ -87,11 +87,22 @@ def test_fast_answers_raise_the_limit_step_by_step_up_to_the_pool():
     assert pacing.limit == 3
 
 
-def test_an_ironic_slower_for_good_becomes_the_new_normal():
+def test_an_ironic_slower_for_good_becomes_the_norm_within_two_windows():
     pacing, clock = _paced(most=2)
     _answers(pacing, clock, FAST, 1)
-    _answers(pacing, clock, SLOW, 3000)
+    slow_for = 2 * pacing_mod.WINDOW
+    _answers(pacing, clock, SLOW, int(slow_for / SLOW))
+    assert pacing.limit == 1
+    _answers(pacing, clock, SLOW, pacing_mod.RAISE_AFTER)
     assert pacing.limit == 2
+
+
+def test_the_fastest_answer_of_the_last_window_still_counts():
+    pacing, clock = _paced(most=2)
+    _answers(pacing, clock, FAST, 1)
+    clock.now += pacing_mod.WINDOW * 1.5
+    _answers(pacing, clock, SLOW, 1)
+    assert pacing.limit == 1
 
 
 def test_a_call_beyond_the_limit_waits_until_one_in_flight_answers():
