@@ -15,6 +15,7 @@ import os
 from stevedore import driver
 
 from inspector_ha.common import lifecycle
+from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.coordination import election
 from inspector_ha.coordination import membership
@@ -69,8 +70,8 @@ class Service:
         self.data_store = driver.DriverManager(
             DATA_STORES, conf.processing.store_data,
             invoke_on_load=True).driver
-        #: How many Ironic calls this process's tasks make at once.
-        self.pacing = _pacing(conf.worker)
+        #: How many Ironic calls this worker process's tasks make at once.
+        self.pacing = None
         self.throttle = throttle.RebootThrottle(
             self.coordinator, conf.worker.reboot_throttle, self.stop)
         self._consumer = None
@@ -173,6 +174,7 @@ class Service:
         opts = self.conf.worker
         self.share = cluster_share.ClusterShare(opts.cluster_concurrency,
                                                 opts.pool_size)
+        self.pacing = _pacing(opts, self.stop)
         self._consumer = queue.Consumer(
             self.transport, self.conf.queue.topic, self.worker().handle,
             opts.pool_size, opts.queue_get_timeout, self.stop,
@@ -276,11 +278,12 @@ class Service:
         self.store.dispose()
 
 
-def _pacing(opts):
+def _pacing(opts, stop):
     """The tasks' limit on Ironic calls at once, or None (disabled)."""
-    if not opts.ironic_slowdown:
+    if not opts.pace_ironic:
+        metrics.IRONIC_CALLS_AT_ONCE.set(opts.pool_size)
         return None
-    return pacing.Pacing(opts.pool_size, opts.ironic_slowdown)
+    return pacing.Pacing(opts.pool_size, opts.ironic_slowdown, stop)
 
 
 def _store(conf, stop):

@@ -23,16 +23,21 @@ OPTS = [
                     '(doc/guarantees.md I1). 0 (the default) '
                     'sets no cluster limit: each process handles up to '
                     'pool_size.'),
-    cfg.FloatOpt('ironic_slowdown', default=4.0, min=0.0, max=100.0,
-                 help='A worker process makes fewer Ironic calls at once '
-                      'while Ironic answers slowly: an answer this many '
-                      'times slower than the fastest of its kind lowers '
-                      'the number of its tasks\' calls in flight by one; '
-                      'answers as fast raise it again, up to pool_size. '
-                      'A saturated Ironic spends more CPU on each call, '
-                      'so this keeps it busy without slowing it '
-                      '(doc/guarantees.md I2). 0 disables it: up to '
-                      'pool_size calls at once.'),
+    cfg.BoolOpt('pace_ironic', default=True,
+                help='Whether a worker process makes fewer Ironic calls '
+                     'at once while Ironic answers slowly (see '
+                     'ironic_slowdown; doc/guarantees.md I2). False: its '
+                     'tasks make up to pool_size calls at once, as 0.1.0 '
+                     'did.'),
+    cfg.FloatOpt('ironic_slowdown', default=4.0, min=1.5, max=100.0,
+                 help='With pace_ironic, an Ironic answer this many times '
+                      'slower than the fastest answer of its kind over the '
+                      'last 30 to 60 s lowers the number of Ironic calls '
+                      'the worker\'s tasks make at once by a quarter (at '
+                      'least one, down to one); fast answers while that '
+                      'number is reached raise it by one, up to pool_size. '
+                      'A saturated Ironic spends more CPU on each call, so '
+                      'this keeps it busy without slowing it.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long one get from the queue blocks; bounds how '
                       'long a stopping worker waits for the queue.'),

@@ -3,24 +3,29 @@ backs off while Ironic answers slowly.
 
 A saturated Ironic queues calls: each waits longer and, on one Ironic
 process, costs it more CPU, so more calls in flight make fewer nodes a
-second (``benchmarks/results/2026-11-26-cluster-concurrency.md``: six in
-flight cost Ironic 16-40% more CPU per node than two or three, and its
-writes answered four to six times slower). No setting can know the
-Ironic a site runs, so each worker process watches how long Ironic takes
-to answer and keeps its calls in flight where the answers stay fast, as
-TCP keeps its window where the round trips stay short:
+second (``benchmarks/results/2026-11-26-cluster-concurrency.md``; on
+2026-11-26 the split cluster's six calls in flight had Ironic answer
+its power calls in 390 ms and cost it 134 ms of CPU per node, against
+68 ms and 95 ms with three). No setting can know the Ironic a site
+runs, so each worker process watches how long Ironic takes to answer
+and keeps its calls in flight where the answers stay fast, as TCP keeps
+its window where the round trips stay short:
 
 - each kind of call keeps its fastest answer over the last
-  :data:`WINDOW` to twice that many seconds (its ``floor``), so an Ironic
-  that stays slower becomes the norm within two windows, while a limit
-  of one, where Ironic answers fastest, keeps showing the true floor;
-- an answer slower than ``slowdown`` times its floor lowers the limit by
-  one, at most once per such answer's duration (the calls started under
-  the old limit do not count twice);
-- :data:`RAISE_AFTER` times ``limit`` answers in a row within it raise
-  the limit by one, up to the pool size.
+  :data:`WINDOW` to twice that many seconds (its floor), so an Ironic
+  that stays slower becomes the norm within two windows, while a low
+  limit, where Ironic answers fastest, keeps showing the true floor;
+- a successful answer slower than ``slowdown`` times its floor lowers
+  the limit by a quarter (at least one), at most once per such answer's
+  duration (the calls started under the old limit do not count twice);
+  a failed call frees its room and says nothing of Ironic's speed;
+- :data:`RAISE_AFTER` times ``limit`` fast answers in a row, of calls
+  that found the limit reached, raise it by one, up to the pool size:
+  a limit nothing pressed against is not raised.
 
-The limit never falls below one, so work always proceeds.
+The limit never falls below one, and a call waits at most
+:data:`LONGEST_WAIT` for room, so work always proceeds even behind a call
+Ironic never answers.
 """
 
 from __future__ import annotations
@@ -31,27 +36,35 @@ import time
 from collections.abc import Callable, Iterator
 
 from inspector_ha.common import metrics
+from inspector_ha.common import retry
 
 #: Seconds of one window of a kind's fastest answer.
 WINDOW = 30.0
-#: Answers in a row within ``slowdown``, per unit of the limit, that
-#: raise it by one.
+#: Fast answers in a row, per unit of the limit, that raise it by one.
 RAISE_AFTER = 4
+#: Longest wait of a call for room, in seconds; then it goes ahead.
+LONGEST_WAIT = 30.0
+#: How often a waiting call looks at the stop flag, in seconds.
+_SLICE = 0.5
 
 
 class Pacing:
-    """Admits at most ``limit`` calls at once, ``1 <= limit <= most``.
+    """Admits about ``limit`` calls at once, ``1 <= limit <= most``.
 
     :param most: the limit's ceiling (the worker pool's size).
     :param slowdown: an answer this many times slower than its kind's
         floor counts as Ironic saturated.
+    :param stop: set when the process stops: a waiting call raises
+        :class:`~inspector_ha.common.retry.Interrupted`.
     :param clock: monotonic seconds.
     """
 
     def __init__(self, most: int, slowdown: float,
+                 stop: threading.Event | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._most = most
         self._slowdown = slowdown
+        self._stop = stop
         self._clock = clock
         self._limit = most
         self._in_flight = 0
@@ -66,28 +79,45 @@ class Pacing:
         return self._limit
 
     @contextlib.contextmanager
-    def call(self, kind: str) -> Iterator[None]:
-        """Wait for room, then time the call made inside as ``kind``."""
-        with self._changed:
-            self._changed.wait_for(lambda: self._in_flight < self._limit)
-            self._in_flight += 1
-        started = self._clock()
+    def call(self, kind: str | None) -> Iterator[None]:
+        """Wait for room, then time the call made inside as ``kind``
+        (None: a call whose time says nothing of Ironic's load)."""
+        pressed = self._enter()
+        started, answered = self._clock(), False
         try:
             yield
+            answered = True
         finally:
-            self.answered(kind, self._clock() - started)
+            seconds = self._clock() - started
+            self._leave(kind if answered else None, seconds, pressed)
 
-    def answered(self, kind: str, seconds: float) -> None:
-        """A call of ``kind`` took ``seconds``: free its room and adjust
-        the limit."""
+    def _enter(self) -> bool:
+        """Take room; whether the limit was reached (this call waited or
+        filled it)."""
+        deadline = self._clock() + LONGEST_WAIT
+        with self._changed:
+            waited = False
+            while self._in_flight >= self._limit:
+                if self._stop is not None and self._stop.is_set():
+                    raise retry.Interrupted()
+                if self._clock() >= deadline:
+                    break
+                waited = True
+                self._changed.wait(_SLICE)
+            self._in_flight += 1
+            return waited or self._in_flight >= self._limit
+
+    def _leave(self, kind: str | None, seconds: float,
+               pressed: bool) -> None:
         with self._changed:
             self._in_flight -= 1
-            if self._slow(kind, seconds):
-                self._lower(seconds)
-            else:
-                self._fast()
+            if kind is not None:
+                if self._slow(kind, seconds):
+                    self._lower(seconds)
+                elif pressed:
+                    self._fast()
             self._changed.notify_all()
-        metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
+            metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
 
     def _slow(self, kind: str, seconds: float) -> bool:
         floor = self._floors.setdefault(kind, _WindowedMin(self._clock()))
@@ -99,7 +129,7 @@ class Pacing:
         if now < self._calm_until:
             return
         self._calm_until = now + seconds
-        self._limit = max(1, self._limit - 1)
+        self._limit = max(1, self._limit - max(1, self._limit // 4))
 
     def _fast(self) -> None:
         self._fast_in_a_row += 1

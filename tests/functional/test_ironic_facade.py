@@ -194,17 +194,21 @@ def test_a_call_after_ironic_restarted_opens_a_new_connection(
     assert facade.get_node(uuid).id == uuid
 
 
-def test_a_paced_facade_times_each_call_and_shares_its_facades_connection(
+def test_a_paced_facade_judges_its_calls_and_shares_its_facades_connection(
         odd_ironic, facade):
     uuid = odd_ironic.create_node()
     facade.get_node(uuid)
     [socket] = _idle_sockets(facade)
     pacing = pacing_mod.Pacing(2, 4.0)
     paced = facade.paced(pacing)
-    paced.set_pxe_boot(uuid)
-    assert paced.get_node(uuid).id == uuid
-    assert sorted(pacing._floors) == ['get_node', 'set_node_boot_device']
+    paced.set_pxe_boot(uuid)  # waits for the BMC: not judged
+    paced.patch_node(uuid, [{'op': 'add', 'path': '/extra/paced',
+                             'value': 'yes'}])
+    assert paced.get_node(uuid).extra == {'paced': 'yes'}
+    with pytest.raises(client.NotFound):
+        paced.get_node('00000000-0000-0000-0000-000000000000')
+    assert sorted(pacing._floors) == ['get_node', 'patch_node']
     assert pacing._in_flight == 0 and pacing.limit == 2
     assert _idle_sockets(facade) == [socket]
     facade.get_node(uuid)
-    assert sorted(pacing._floors) == ['get_node', 'set_node_boot_device']
+    assert sorted(pacing._floors) == ['get_node', 'patch_node']

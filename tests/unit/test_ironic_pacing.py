@@ -2,12 +2,17 @@
 calls at once while Ironic answers slowly, and more again once it
 answers fast (doc/guarantees.md I2)."""
 
+import contextlib
 import threading
 
+import pytest
+
 import backends
+from inspector_ha.common import retry
 from inspector_ha.ironic import pacing as pacing_mod
 
 FAST, SLOW = 0.05, 0.5
+POWER = 'set_node_power_state'
 
 
 class Clock:
@@ -20,19 +25,27 @@ class Clock:
         return self.now
 
 
-def _answers(pacing, clock, seconds, count, kind='set_power_state'):
-    """``count`` answers of ``seconds`` each, the clock moving past each
-    one's calm window."""
+def _rounds(pacing, clock, seconds, count, at_once=1, kind=POWER):
+    """``count`` rounds of ``at_once`` calls of ``kind`` answered
+    together after ``seconds``."""
     for _ in range(count):
-        clock.now += seconds
-        with pacing._changed:
-            pacing._in_flight += 1
-        pacing.answered(kind, seconds)
+        with contextlib.ExitStack() as calls:
+            for _ in range(at_once):
+                calls.enter_context(pacing.call(kind))
+            clock.now += seconds
 
 
 def _paced(most=4, slowdown=4.0):
     clock = Clock()
-    return pacing_mod.Pacing(most, slowdown, clock), clock
+    return pacing_mod.Pacing(most, slowdown, clock=clock), clock
+
+
+def _lowered_to_one(most):
+    pacing, clock = _paced(most=most)
+    _rounds(pacing, clock, FAST, 1)
+    _rounds(pacing, clock, SLOW, 10)
+    assert pacing.limit == 1
+    return pacing, clock
 
 
 def test_the_limit_starts_at_the_pool_size():
@@ -41,92 +54,147 @@ def test_the_limit_starts_at_the_pool_size():
 
 
 def test_answers_far_slower_than_the_fastest_lower_the_limit_to_one():
-    pacing, clock = _paced(most=4)
-    _answers(pacing, clock, FAST, 1)
-    _answers(pacing, clock, SLOW, 2)
-    assert pacing.limit == 2
-    _answers(pacing, clock, SLOW, 10)
+    pacing, clock = _paced(most=8)
+    _rounds(pacing, clock, FAST, 1)
+    _rounds(pacing, clock, SLOW, 1)
+    assert pacing.limit == 6
+    _rounds(pacing, clock, SLOW, 10)
     assert pacing.limit == 1
 
 
-def test_slow_answers_within_one_slow_answers_duration_lower_it_once():
+def test_slow_answers_ending_within_one_slow_answers_time_lower_it_once():
     pacing, clock = _paced(most=4)
-    _answers(pacing, clock, FAST, 1)
-    for _ in range(3):  # calls started under the old limit, ending together
-        with pacing._changed:
-            pacing._in_flight += 1
-        pacing.answered('set_power_state', SLOW)
+    _rounds(pacing, clock, FAST, 1)
+    _rounds(pacing, clock, SLOW, 1, at_once=3)
     assert pacing.limit == 3
 
 
 def test_answers_only_a_little_slower_do_not_lower_it():
     pacing, clock = _paced(most=4, slowdown=4.0)
-    _answers(pacing, clock, FAST, 1)
-    _answers(pacing, clock, FAST * 3.5, 20)
+    _rounds(pacing, clock, FAST, 1)
+    _rounds(pacing, clock, FAST * 3.5, 20, at_once=4)
     assert pacing.limit == 4
 
 
 def test_each_kind_of_call_is_compared_with_its_own_fastest_answer():
     pacing, clock = _paced(most=4)
-    _answers(pacing, clock, FAST, 1, kind='get_ports')
-    _answers(pacing, clock, SLOW, 1, kind='patch_node')
-    _answers(pacing, clock, SLOW * 1.5, 3, kind='patch_node')
+    _rounds(pacing, clock, FAST, 1, kind='get_ports')
+    _rounds(pacing, clock, SLOW, 1, kind='patch_node')
+    _rounds(pacing, clock, SLOW * 1.5, 3, kind='patch_node')
     assert pacing.limit == 4
 
 
-def test_fast_answers_raise_the_limit_step_by_step_up_to_the_pool():
-    pacing, clock = _paced(most=3)
-    _answers(pacing, clock, FAST, 1)
-    _answers(pacing, clock, SLOW, 10)
-    assert pacing.limit == 1
-    _answers(pacing, clock, FAST, pacing_mod.RAISE_AFTER * 1)
+def test_a_call_whose_time_says_nothing_of_ironic_never_lowers_it():
+    pacing, clock = _paced(most=4)
+    _rounds(pacing, clock, FAST, 1, kind=None)
+    _rounds(pacing, clock, SLOW, 5, kind=None)
+    assert pacing.limit == 4
+
+
+def test_a_failed_call_frees_its_room_and_leaves_the_fastest_answer():
+    pacing, clock = _paced(most=2)
+    _rounds(pacing, clock, SLOW, 1)
+    for _ in range(3):
+        with pytest.raises(ConnectionError):
+            with pacing.call(POWER):
+                clock.now += 0.001
+                raise ConnectionError('refused')
+    _rounds(pacing, clock, SLOW, 5, at_once=2)
     assert pacing.limit == 2
-    _answers(pacing, clock, FAST, pacing_mod.RAISE_AFTER * 2 - 1)
+    assert pacing._in_flight == 0
+
+
+def test_fast_answers_at_the_limit_raise_it_step_by_step_to_the_pool():
+    pacing, clock = _lowered_to_one(most=3)
+    _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER * 1)
     assert pacing.limit == 2
-    _answers(pacing, clock, FAST, 1 + 100)
+    _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER * 2 - 1, at_once=2)
+    assert pacing.limit == 2
+    _rounds(pacing, clock, FAST, 100, at_once=2)
     assert pacing.limit == 3
 
 
-def test_an_ironic_slower_for_good_becomes_the_norm_within_two_windows():
-    pacing, clock = _paced(most=2)
-    _answers(pacing, clock, FAST, 1)
-    slow_for = 2 * pacing_mod.WINDOW
-    _answers(pacing, clock, SLOW, int(slow_for / SLOW))
-    assert pacing.limit == 1
-    _answers(pacing, clock, SLOW, pacing_mod.RAISE_AFTER)
+def test_fast_answers_below_the_limit_do_not_raise_it():
+    pacing, clock = _lowered_to_one(most=4)
+    _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER)
+    assert pacing.limit == 2
+    _rounds(pacing, clock, FAST, 100)  # one at a time, under a limit of 2
     assert pacing.limit == 2
 
 
-def test_the_fastest_answer_of_the_last_window_still_counts():
-    pacing, clock = _paced(most=2)
-    _answers(pacing, clock, FAST, 1)
-    clock.now += pacing_mod.WINDOW * 1.5
-    _answers(pacing, clock, SLOW, 1)
+def test_an_ironic_slower_for_good_becomes_the_norm_within_two_windows():
+    pacing, clock = _lowered_to_one(most=2)
+    _rounds(pacing, clock, SLOW, int(pacing_mod.WINDOW / SLOW))
     assert pacing.limit == 1
+    _rounds(pacing, clock, SLOW, int(pacing_mod.WINDOW / SLOW))
+    assert pacing.limit == 2
+
+
+def test_the_fastest_answer_of_the_window_before_still_counts():
+    pacing, clock = _paced(most=2)
+    _rounds(pacing, clock, FAST, 1)
+    clock.now += pacing_mod.WINDOW * 1.5
+    _rounds(pacing, clock, SLOW, 1)
+    assert pacing.limit == 1
+
+
+def _hold_one_call(pacing):
+    """A thread holding a call until the returned event is set."""
+    entered, release = threading.Event(), threading.Event()
+
+    def holder():
+        with pacing.call(POWER):
+            entered.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=holder, daemon=True)
+    thread.start()
+    assert entered.wait(10)
+    return thread, release
+
+
+def _call_in_thread(pacing):
+    outcome = {}
+
+    def caller():
+        try:
+            with pacing.call(POWER):
+                outcome['made'] = True
+        except retry.Interrupted:
+            outcome['interrupted'] = True
+
+    thread = threading.Thread(target=caller, daemon=True)
+    thread.start()
+    return thread, outcome
 
 
 def test_a_call_beyond_the_limit_waits_until_one_in_flight_answers():
     pacing = pacing_mod.Pacing(1, 4.0)
-    entered, release = threading.Event(), threading.Event()
-
-    def first():
-        with pacing.call('get_node'):
-            entered.set()
-            release.wait(10)
-
-    def second():
-        with pacing.call('get_node'):
-            pass
-
-    threads = [threading.Thread(target=first), threading.Thread(
-        target=second)]
-    threads[0].start()
-    assert entered.wait(10)
-    threads[1].start()
-    threads[1].join(0.3)
-    assert threads[1].is_alive(), 'the second call did not wait'
+    holder, release = _hold_one_call(pacing)
+    waiter, outcome = _call_in_thread(pacing)
+    waiter.join(0.3)
+    assert waiter.is_alive(), 'the second call did not wait'
     release.set()
-    for thread in threads:
-        thread.join(10)
-    backends.wait_for(lambda: not threads[1].is_alive(), 10)
+    backends.wait_for(lambda: outcome.get('made'), 10)
+    holder.join(10)
     assert pacing._in_flight == 0
+
+
+def test_a_waiting_call_stops_waiting_when_the_process_stops():
+    stop = threading.Event()
+    pacing = pacing_mod.Pacing(1, 4.0, stop)
+    _holder, release = _hold_one_call(pacing)
+    _waiter, outcome = _call_in_thread(pacing)
+    stop.set()
+    backends.wait_for(lambda: outcome.get('interrupted'), 10)
+    release.set()
+
+
+def test_a_call_waits_at_most_the_longest_wait_behind_a_hung_call(
+        monkeypatch):
+    monkeypatch.setattr(pacing_mod, 'LONGEST_WAIT', 0.5)
+    pacing = pacing_mod.Pacing(1, 4.0)
+    _holder, release = _hold_one_call(pacing)
+    _waiter, outcome = _call_in_thread(pacing)
+    backends.wait_for(lambda: outcome.get('made'), 10)
+    release.set()
