@@ -19,9 +19,12 @@ its window where the round trips stay short:
   the limit by a quarter (at least one), at most once per such answer's
   duration (the calls started under the old limit do not count twice);
   a failed call frees its room and says nothing of Ironic's speed;
-- :data:`RAISE_AFTER` times ``limit`` fast answers in a row, of calls
-  that found the limit reached, raise it by one, up to the pool size:
-  a limit nothing pressed against is not raised.
+- :data:`RAISE_AFTER` times ``limit`` fast answers of calls that found
+  the limit reached, with no slow answer in between, raise it by one,
+  up to the pool size: a limit nothing pressed against is not raised.
+
+Waiting calls are not served in order: one arriving as room frees may
+take it first.
 
 The limit never falls below one, and a call waits at most
 :data:`LONGEST_WAIT` for room, so work always proceeds even behind a call
@@ -99,7 +102,7 @@ class Pacing:
             waited = False
             while self._in_flight >= self._limit:
                 if self._stop is not None and self._stop.is_set():
-                    raise retry.Interrupted()
+                    raise retry.Interrupted('waiting to call Ironic')
                 if self._clock() >= deadline:
                     break
                 waited = True
@@ -152,6 +155,6 @@ class _WindowedMin:
             recent = now - self._started < 2 * WINDOW
             self._previous = self._current if recent else float('inf')
             self._current = float('inf')
-            self._started = now
+            self._started += WINDOW * ((now - self._started) // WINDOW)
         self._current = min(self._current, value)
         return min(self._current, self._previous)

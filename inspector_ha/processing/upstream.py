@@ -17,6 +17,7 @@ import logging
 from stevedore import driver
 from stevedore import named
 
+from inspector_ha.common import retry
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
 
@@ -73,7 +74,9 @@ class UpstreamHook(base.ProcessingHook):
     def _call(self, method, *args):
         try:
             method(*args)
-        except base.HookError:
+        except (base.HookError, retry.BackendUnavailable, retry.Interrupted):
+            # NOTE: a backend gone or the process stopping is not the
+            # hook's failure: the request is redelivered.
             raise
         except Exception as exc:
             LOG.warning('Upstream hook %s failed: %s', self.name, exc)

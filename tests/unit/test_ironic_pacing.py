@@ -31,6 +31,9 @@ def _rounds(pacing, clock, seconds, count, at_once=1, kind=POWER):
     for _ in range(count):
         with contextlib.ExitStack() as calls:
             for _ in range(at_once):
+                # NOTE: a call beyond the limit would wait on a clock
+                # that never moves.
+                assert pacing._in_flight < pacing.limit
                 calls.enter_context(pacing.call(kind))
             clock.now += seconds
 
@@ -173,10 +176,12 @@ def test_a_call_beyond_the_limit_waits_until_one_in_flight_answers():
     holder, release = _hold_one_call(pacing)
     waiter, outcome = _call_in_thread(pacing)
     waiter.join(0.3)
-    assert waiter.is_alive(), 'the second call did not wait'
+    assert waiter.is_alive() and 'made' not in outcome, (
+        'the second call did not wait')
     release.set()
     backends.wait_for(lambda: outcome.get('made'), 10)
     holder.join(10)
+    waiter.join(10)
     assert pacing._in_flight == 0
 
 
@@ -198,3 +203,17 @@ def test_a_call_waits_at_most_the_longest_wait_behind_a_hung_call(
     _waiter, outcome = _call_in_thread(pacing)
     backends.wait_for(lambda: outcome.get('made'), 10)
     release.set()
+
+
+def test_with_pacing_off_a_worker_paces_nothing_and_shows_its_pool(
+        monkeypatch):
+    from inspector_ha.common import metrics
+    from inspector_ha import service as service_mod
+
+    class Opts:
+        pace_ironic, pool_size, ironic_slowdown = False, 3, 4.0
+
+    assert service_mod._pacing(Opts, threading.Event()) is None
+    assert metrics.IRONIC_CALLS_AT_ONCE._value.get() == 3
+    Opts.pace_ironic = True
+    assert service_mod._pacing(Opts, threading.Event()).limit == 3

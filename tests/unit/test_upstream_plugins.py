@@ -6,10 +6,12 @@ call signatures) load and run through the adapter. The plugin is
 from openstack.baremetal.v1 import node as sdk_node
 import pytest
 
+from inspector_ha.common import retry
 from inspector_ha.db import rules as rules_db
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
 from inspector_ha.processing import pipeline
+from inspector_ha.processing import upstream
 from inspector_ha.processing.hooks import interfaces
 from inspector_ha.rules import engine
 from inspector_ha.rules import plugins as plugins_mod
@@ -65,6 +67,20 @@ def test_an_exception_of_an_upstream_hook_is_a_hook_failure():
     hooks = pipeline.Pipeline(_conf())
     assert hooks.before_processing(_data(refuse_me=True)) == [
         'upstream-style hook refuses the data']
+
+
+@pytest.mark.parametrize('error', [
+    retry.Interrupted('waiting to call Ironic'),
+    retry.BackendUnavailable('ironic', 'refused')])
+def test_a_stop_or_a_backend_gone_inside_an_upstream_hook_is_not_its_failure(
+        error):
+    def hook_body(*_args):
+        raise error
+
+    adapted = upstream.UpstreamHook(hooktools.new_conf(), 'upstream_style',
+                                    object())
+    with pytest.raises(type(error)):
+        adapted._call(hook_body)
 
 
 def test_a_name_in_neither_namespace_refuses_to_load():
