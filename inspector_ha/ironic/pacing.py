@@ -91,8 +91,7 @@ class Pacing:
             yield
             answered = True
         finally:
-            seconds = self._clock() - started
-            self._leave(kind if answered else None, seconds, pressed)
+            self._leave(kind if answered else None, started, pressed)
 
     def _enter(self) -> bool:
         """Take room; whether the limit was reached (this call waited or
@@ -110,25 +109,28 @@ class Pacing:
             self._in_flight += 1
             return waited or self._in_flight >= self._limit
 
-    def _leave(self, kind: str | None, seconds: float,
+    def _leave(self, kind: str | None, started: float,
                pressed: bool) -> None:
+        now = self._clock()
+        seconds = now - started
         with self._changed:
             self._in_flight -= 1
             if kind is not None:
-                if self._slow(kind, seconds):
-                    self._lower(seconds)
+                if self._slow(kind, seconds, now):
+                    self._lower(seconds, now)
                 elif pressed:
                     self._fast()
             self._changed.notify_all()
             metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
 
-    def _slow(self, kind: str, seconds: float) -> bool:
-        floor = self._floors.setdefault(kind, _WindowedMin(self._clock()))
-        return seconds > self._slowdown * floor.add(seconds, self._clock())
+    def _slow(self, kind: str, seconds: float, now: float) -> bool:
+        floor = self._floors.get(kind)
+        if floor is None:
+            floor = self._floors[kind] = _WindowedMin(now)
+        return seconds > self._slowdown * floor.add(seconds, now)
 
-    def _lower(self, seconds: float) -> None:
+    def _lower(self, seconds: float, now: float) -> None:
         self._fast_in_a_row = 0
-        now = self._clock()
         if now < self._calm_until:
             return
         self._calm_until = now + seconds
