@@ -175,7 +175,7 @@ def start(service, **kwargs):
     try:
         service.start(**kwargs)
         return True
-    except (retry.BackendUnavailable, retry.Interrupted) as exc:
+    except retry.UNAVAILABLE_OR_STOPPING as exc:
         LOG.error('Could not start: %s', exc)
         service.shutdown()
         return False

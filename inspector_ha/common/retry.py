@@ -39,6 +39,11 @@ class Interrupted(Exception):
     """A pause was interrupted because the process is stopping."""
 
 
+#: A backend gone for the whole retry budget, or the process stopping:
+#: not the failure of the work that met it, so it is passed on.
+UNAVAILABLE_OR_STOPPING = (BackendUnavailable, Interrupted)
+
+
 class RetryPolicy:
     """How often and how patiently to retry calls to one backend.
 

@@ -82,7 +82,7 @@ class Membership(threading.Thread):
         try:
             while not self._life.stop.wait(self._period):
                 self._watch_once()
-        except (retry.BackendUnavailable, retry.Interrupted) as exc:
+        except retry.UNAVAILABLE_OR_STOPPING as exc:
             self._life.fail(exc)
         except Exception as exc:
             LOG.exception('Membership watch failed')

@@ -64,7 +64,7 @@ class LeaderLoop(threading.Thread):
     def run(self) -> None:
         try:
             self._campaign_forever()
-        except (retry.BackendUnavailable, retry.Interrupted) as exc:
+        except retry.UNAVAILABLE_OR_STOPPING as exc:
             self._life.fail(exc)
 
     def _campaign_forever(self) -> None:

@@ -85,7 +85,7 @@ class Tasks:
         """``task(*args)``; a failure is the follow-up ``error``."""
         try:
             return task(*args)
-        except (retry.BackendUnavailable, retry.Interrupted):
+        except retry.UNAVAILABLE_OR_STOPPING:
             raise
         except (base.HookError, ironic_client.Error) as exc:
             LOG.warning('Task %s of node %s failed: %s', event, node.uuid,
@@ -191,7 +191,7 @@ class Tasks:
         logs = ramdisk_logs.take(data)
         try:
             changes, ironic_node = self._changes(node, data, started)
-        except (retry.BackendUnavailable, retry.Interrupted):
+        except retry.UNAVAILABLE_OR_STOPPING:
             raise
         except (base.HookError, ironic_client.Error) as exc:
             LOG.warning('Processing node %s failed: %s', node.uuid, exc)
@@ -213,7 +213,7 @@ class Tasks:
         start then fails with it, as upstream's)."""
         try:
             return prepared_mod.Listed(self._ironic.ports(node.uuid))
-        except (retry.BackendUnavailable, retry.Interrupted):
+        except retry.UNAVAILABLE_OR_STOPPING:
             raise
         except ironic_client.Error as exc:
             LOG.warning('Listing the ports of node %s failed: %s', node.uuid,

@@ -74,7 +74,7 @@ class Firewall(threading.Thread):
     def run(self) -> None:
         try:
             self._run()
-        except (retry.BackendUnavailable, retry.Interrupted) as exc:
+        except retry.UNAVAILABLE_OR_STOPPING as exc:
             self._life.fail(exc)
         finally:
             self.block()
@@ -86,7 +86,7 @@ class Firewall(threading.Thread):
         while not self._stopping.is_set():
             try:
                 self._campaign()
-            except (retry.BackendUnavailable, retry.Interrupted):
+            except retry.UNAVAILABLE_OR_STOPPING:
                 raise
             except Exception:
                 LOG.exception('Firewall failed; PXE blocked')
