@@ -34,6 +34,7 @@ Ironic never answers.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -41,6 +42,7 @@ from collections.abc import Callable, Iterator
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
 
+LOG = logging.getLogger(__name__)
 #: Seconds of one window of a kind's fastest answer.
 WINDOW = 30.0
 #: Fast answers in a row, per unit of the limit, that raise it by one.
@@ -116,31 +118,41 @@ class Pacing:
         with self._changed:
             self._in_flight -= 1
             if kind is not None:
-                if self._slow(kind, seconds, now):
-                    self._lower(seconds, now)
+                floor = self._floor(kind, seconds, now)
+                if seconds > self._slowdown * floor:
+                    self._lower(kind, seconds, floor, now)
                 elif pressed:
                     self._fast()
             self._changed.notify_all()
             metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
 
-    def _slow(self, kind: str, seconds: float, now: float) -> bool:
+    def _floor(self, kind: str, seconds: float, now: float) -> float:
+        """Add an answer of ``kind``; its floor, that answer counted."""
         floor = self._floors.get(kind)
         if floor is None:
             floor = self._floors[kind] = _WindowedMin(now)
-        return seconds > self._slowdown * floor.add(seconds, now)
+        return floor.add(seconds, now)
 
-    def _lower(self, seconds: float, now: float) -> None:
+    def _lower(self, kind: str, seconds: float, floor: float,
+               now: float) -> None:
         self._fast_in_a_row = 0
-        if now < self._calm_until:
+        if now < self._calm_until or self._limit == 1:
             return
         self._calm_until = now + seconds
         self._limit = max(1, self._limit - max(1, self._limit // 4))
+        LOG.info('Ironic calls at once: %d (%s answered in %.0f ms, '
+                 'over %.1f times its fastest, %.0f ms)', self._limit,
+                 kind, seconds * 1000, self._slowdown, floor * 1000)
 
     def _fast(self) -> None:
         self._fast_in_a_row += 1
         if self._fast_in_a_row >= RAISE_AFTER * self._limit:
             self._fast_in_a_row = 0
-            self._limit = min(self._most, self._limit + 1)
+            if self._limit < self._most:
+                self._limit += 1
+                LOG.info('Ironic calls at once: %d (%d fast answers in a '
+                         'row)', self._limit,
+                         RAISE_AFTER * (self._limit - 1))
 
 
 class _WindowedMin:
