@@ -66,6 +66,8 @@ class Service:
                                          conf.queue.retry_count,
                                          self.releases.object_version)
         self.ironic = ironic_client.connect(conf, self.stop)
+        #: The thread reading Ironic's version document at start.
+        self.discovery = None
         self.pipeline = pipeline.Pipeline(conf)
         self.data_store = driver.DriverManager(
             DATA_STORES, conf.processing.store_data,
@@ -100,6 +102,7 @@ class Service:
         ``workers`` (API-only processes take no part in the PXE
         firewall) and needs a ``[pxe_filter] driver`` other than noop."""
         self.coordinator.start()
+        self.discovery = self.ironic.discover()
         if workers and self.conf.pxe_filter.whitelist_pubsub:
             self.bus = self._bus()
         if firewall is None:

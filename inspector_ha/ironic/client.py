@@ -104,6 +104,24 @@ class Ironic:
         self._endpoint = _Endpoint(conn)
         self._pacing = None
 
+    def discover(self):
+        """Read Ironic's version document now, in a thread, so that no
+        call of this process's work waits for it; a failure is logged and
+        left to the first call's own retries."""
+        thread = threading.Thread(target=self._discover, daemon=True,
+                                  name='ironic-discovery')
+        thread.start()
+        return thread
+
+    def _discover(self):
+        try:
+            self._policy.call(self._adapter)
+        except retry.UNAVAILABLE_OR_STOPPING:
+            pass  # each attempt was logged; the first call tries again
+        except Exception as exc:  # the first call tries again
+            LOG.warning("Ironic's API version was not read at start: %s",
+                        retry.without_credentials(str(exc)))
+
     def paced(self, pacing):
         """This facade, each of its calls (each attempt) made within
         ``pacing`` (:class:`inspector_ha.ironic.pacing.Pacing`)."""

@@ -153,6 +153,9 @@ class IronicDiscovery:
     def forget(self):
         self._server.calls.clear()
 
+    def discovery_calls(self):
+        return [c for c in self._server.calls if c[1] in self.DISCOVERY]
+
     def calls_beyond_discovery(self):
         return [c for c in self._server.calls if c[1] not in self.DISCOVERY]
 

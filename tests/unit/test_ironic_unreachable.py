@@ -37,6 +37,7 @@ def dead_ironic(service_conf):
 def client(dead_ironic, service_conf):
     svc = service_mod.Service(service_conf)
     svc.start(workers=False, periodic_jobs=False)
+    svc.discovery.join(10)  # its failed attempt is logged at start
     yield svc, app_mod.create_app(svc).test_client()
     svc.shutdown()
 
@@ -74,3 +75,22 @@ def test_an_unreachable_ironic_is_a_warning_per_attempt_not_a_traceback(
 ])
 def test_credentials_are_removed_from_backend_errors(text, expected):
     assert retry.without_credentials(text) == expected
+
+
+def test_a_process_reads_ironics_version_at_start_not_at_its_first_call(
+        service_conf, ironic_discovery):
+    svc = service_mod.Service(service_conf)
+    svc.start(workers=False, periodic_jobs=False)
+    try:
+        svc.discovery.join(10)
+        assert ironic_discovery.discovery_calls()
+        assert ironic_discovery.calls_beyond_discovery() == []
+    finally:
+        svc.shutdown()
+
+
+def test_an_ironic_unreachable_at_start_leaves_the_process_serving(
+        client, dead_ironic):
+    svc, api = client
+    assert not svc.discovery.is_alive() and not svc.stop.is_set()
+    assert api.get('/').status_code == 200
