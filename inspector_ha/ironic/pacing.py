@@ -4,12 +4,12 @@ backs off while Ironic answers slowly.
 A saturated Ironic queues calls: each waits longer and, on one Ironic
 process, costs it more CPU, so more calls in flight make fewer nodes a
 second (``benchmarks/results/2026-11-26-cluster-concurrency.md``; on
-2026-11-26 the split cluster's six calls in flight had Ironic answer
-its power calls in 390 ms and cost it 134 ms of CPU per node, against
-68 ms and 95 ms with three). No setting can know the Ironic a site
-runs, so each worker process watches how long Ironic takes to answer
-and keeps its calls in flight where the answers stay fast, as TCP keeps
-its window where the round trips stay short:
+2026-11-26 the benchmark's split cluster, 12 calls in flight, had
+Ironic answer its power calls in 390 ms and cost it 134 ms of CPU per
+node, against 68 ms and 95 ms with three). No setting can know the
+Ironic a site runs, so each worker process watches how long Ironic
+takes to answer and keeps its calls in flight where the answers stay
+fast, as TCP keeps its window where the round trips stay short:
 
 - each kind of call keeps its fastest answer over the last
   :data:`WINDOW` to twice that many seconds (its floor), so an Ironic

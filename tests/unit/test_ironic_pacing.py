@@ -117,6 +117,17 @@ def test_fast_answers_at_the_limit_raise_it_step_by_step_to_the_pool():
     assert pacing.limit == 3
 
 
+def test_each_change_of_the_limit_is_logged_with_what_moved_it(caplog):
+    caplog.set_level('INFO', logger=pacing_mod.__name__)
+    pacing, clock = _lowered_to_one(most=2)
+    _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER)
+    assert pacing.limit == 2
+    assert [r.getMessage() for r in caplog.records] == [
+        'Ironic calls at once: 1 (%s answered in 500 ms, over 4.0 times '
+        'its fastest, 50 ms)' % POWER,
+        'Ironic calls at once: 2 (4 fast answers in a row)']
+
+
 def test_fast_answers_below_the_limit_do_not_raise_it():
     pacing, clock = _lowered_to_one(most=4)
     _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER)
