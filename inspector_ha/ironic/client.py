@@ -63,8 +63,9 @@ def _retryable(exc):
 
 
 #: Ironic unreachable: refused, timed out, TLS failed, or its version
-#: document could not be read (keystoneauth's discovery runs on the
-#: first call), or an HTTP error worth retrying (see ``_retryable``).
+#: document could not be read (keystoneauth's discovery, at start and
+#: in any call made before it succeeded), or an HTTP error worth
+#: retrying (see ``_retryable``).
 RETRYABLE = (ks_exc.ConnectionError, ks_exc.RetriableConnectionFailure,
              ks_exc.DiscoveryFailure, ks_exc.EndpointNotFound,
              sdk_exc.HttpException)
@@ -105,9 +106,9 @@ class Ironic:
         self._pacing = None
 
     def discover(self):
-        """Read Ironic's version document now, in a thread, so that no
-        call of this process's work waits for it; a failure is logged and
-        left to the first call's own retries."""
+        """Read Ironic's version document now, in a thread, so that
+        calls need not wait for it (one made meanwhile waits for this
+        thread); a failure is logged and left to the next call."""
         thread = threading.Thread(target=self._discover, daemon=True,
                                   name='ironic-discovery')
         thread.start()
@@ -116,11 +117,15 @@ class Ironic:
     def _discover(self):
         try:
             self._policy.call(self._adapter)
-        except retry.UNAVAILABLE_OR_STOPPING:
-            pass  # each attempt was logged; the first call tries again
-        except Exception as exc:  # the first call tries again
-            LOG.warning("Ironic's API version was not read at start: %s",
-                        retry.without_credentials(str(exc)))
+            return
+        except retry.Interrupted:
+            return
+        except Exception as exc:  # the next call retries
+            failure = retry.without_credentials(str(exc))
+        # NOTE: logged outside the except block, where oslo.log would add
+        # the exception's own text, credentials and all.
+        LOG.warning("Ironic's API version was not read at start: %s",
+                    failure)
 
     def paced(self, pacing):
         """This facade, each of its calls (each attempt) made within

@@ -43,6 +43,8 @@ from inspector_ha.common import metrics
 from inspector_ha.common import retry
 
 LOG = logging.getLogger(__name__)
+#: How a change of the limit is logged (DEBUG): ``<this>: <limit> (why)``.
+CHANGED = 'Ironic calls at once'
 #: Seconds of one window of a kind's fastest answer.
 WINDOW = 30.0
 #: Fast answers in a row, per unit of the limit, that raise it by one.
@@ -115,16 +117,20 @@ class Pacing:
                pressed: bool) -> None:
         now = self._clock()
         seconds = now - started
+        why = None
         with self._changed:
             self._in_flight -= 1
             if kind is not None:
                 floor = self._floor(kind, seconds, now)
                 if seconds > self._slowdown * floor:
-                    self._lower(kind, seconds, floor, now)
+                    why = self._lower(kind, seconds, floor, now)
                 elif pressed:
-                    self._fast()
+                    why = self._fast()
             self._changed.notify_all()
-            metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
+            limit = self._limit
+            metrics.IRONIC_CALLS_AT_ONCE.set(limit)
+        if why is not None:
+            LOG.debug('%s: %d (%s)', CHANGED, limit, why)
 
     def _floor(self, kind: str, seconds: float, now: float) -> float:
         """Add an answer of ``kind``; its floor, that answer counted."""
@@ -134,25 +140,26 @@ class Pacing:
         return floor.add(seconds, now)
 
     def _lower(self, kind: str, seconds: float, floor: float,
-               now: float) -> None:
+               now: float) -> str | None:
+        """Lower the limit if it may be; why it was lowered, or None."""
         self._fast_in_a_row = 0
         if now < self._calm_until or self._limit == 1:
-            return
+            return None
         self._calm_until = now + seconds
         self._limit = max(1, self._limit - max(1, self._limit // 4))
-        LOG.info('Ironic calls at once: %d (%s answered in %.0f ms, '
-                 'over %.1f times its fastest, %.0f ms)', self._limit,
-                 kind, seconds * 1000, self._slowdown, floor * 1000)
+        return '%s answered in %.0f ms, over %.1f times its fastest, ' \
+            '%.0f ms' % (kind, seconds * 1000, self._slowdown, floor * 1000)
 
-    def _fast(self) -> None:
+    def _fast(self) -> str | None:
+        """Count a fast answer; why the limit was raised, or None."""
         self._fast_in_a_row += 1
-        if self._fast_in_a_row >= RAISE_AFTER * self._limit:
-            self._fast_in_a_row = 0
-            if self._limit < self._most:
-                self._limit += 1
-                LOG.info('Ironic calls at once: %d (%d fast answers in a '
-                         'row)', self._limit,
-                         RAISE_AFTER * (self._limit - 1))
+        if self._fast_in_a_row < RAISE_AFTER * self._limit:
+            return None
+        self._fast_in_a_row = 0
+        if self._limit == self._most:
+            return None
+        self._limit += 1
+        return '%d fast answers in a row' % (RAISE_AFTER * (self._limit - 1))
 
 
 class _WindowedMin:

@@ -50,7 +50,9 @@ class RecordingIronic:
 
     def discover(self):
         """Nothing to read: the facade's version discovery at start."""
-        return threading.Thread(target=lambda: None)
+        thread = threading.Thread(target=lambda: None)
+        thread.start()
+        return thread
 
     def patch_node(self, uuid, patch, reset_interfaces=None):
         if patch:

@@ -118,7 +118,7 @@ def test_fast_answers_at_the_limit_raise_it_step_by_step_to_the_pool():
 
 
 def test_each_change_of_the_limit_is_logged_with_what_moved_it(caplog):
-    caplog.set_level('INFO', logger=pacing_mod.__name__)
+    caplog.set_level('DEBUG', logger=pacing_mod.__name__)
     pacing, clock = _lowered_to_one(most=2)
     _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER)
     assert pacing.limit == 2

@@ -80,11 +80,31 @@ def test_credentials_are_removed_from_backend_errors(text, expected):
 def test_a_process_reads_ironics_version_at_start_not_at_its_first_call(
         service_conf, ironic_discovery):
     svc = service_mod.Service(service_conf)
+    ironic_discovery.forget()
     svc.start(workers=False, periodic_jobs=False)
     try:
         svc.discovery.join(10)
-        assert ironic_discovery.discovery_calls()
-        assert ironic_discovery.calls_beyond_discovery() == []
+        assert not svc.discovery.is_alive()
+        at_start = ironic_discovery.discovery_calls()
+        assert at_start and ironic_discovery.calls_beyond_discovery() == []
+        with pytest.raises(retry.BackendUnavailable):
+            svc.ironic.get_node(UUID)  # the stub answers 503
+        assert ironic_discovery.discovery_calls() == at_start
+    finally:
+        svc.shutdown()
+
+
+def test_a_failed_read_at_start_is_logged_once_without_credentials(
+        dead_ironic, service_conf, caplog):
+    service_conf.set_override('retry_count', 0, group='ironic')
+    svc = service_mod.Service(service_conf)
+    svc.start(workers=False, periodic_jobs=False)
+    try:
+        svc.discovery.join(10)
+        [line] = [r.getMessage() for r in caplog.records
+                  if 'not read at start' in r.getMessage()]
+        assert dead_ironic in line and 's3cret' not in caplog.text
+        assert 'Traceback' not in caplog.text
     finally:
         svc.shutdown()
 
