@@ -74,10 +74,9 @@ class UpstreamHook(base.ProcessingHook):
     def _call(self, method, *args):
         try:
             method(*args)
-        except base.HookError:
-            raise
-        except retry.UNAVAILABLE_OR_STOPPING:
-            # NOTE: the request is redelivered.
+        except (base.HookError, *retry.UNAVAILABLE_OR_STOPPING):
+            # NOTE: a backend gone or the process stopping is not the
+            # hook's failure: the request is redelivered.
             raise
         except Exception as exc:
             LOG.warning('Upstream hook %s failed: %s', self.name, exc)

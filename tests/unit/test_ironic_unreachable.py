@@ -5,6 +5,7 @@ first call fails in keystoneauth's version discovery (``DiscoveryFailure``),
 which used to be a 500.
 """
 
+import contextlib
 import socket
 
 import pytest
@@ -33,13 +34,22 @@ def dead_ironic(service_conf):
     return 'http://127.0.0.1:%d' % port
 
 
+@contextlib.contextmanager
+def _started(conf):
+    """An API-only Service, once its read of Ironic's version ended."""
+    svc = service_mod.Service(conf)
+    svc.start(workers=False, periodic_jobs=False)
+    try:
+        svc.discovery.join(10)  # a failed attempt is logged at start
+        yield svc
+    finally:
+        svc.shutdown()
+
+
 @pytest.fixture
 def client(dead_ironic, service_conf):
-    svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_jobs=False)
-    svc.discovery.join(10)  # its failed attempt is logged at start
-    yield svc, app_mod.create_app(svc).test_client()
-    svc.shutdown()
+    with _started(service_conf) as svc:
+        yield svc, app_mod.create_app(svc).test_client()
 
 
 @pytest.mark.parametrize('method, path', [
@@ -79,34 +89,24 @@ def test_credentials_are_removed_from_backend_errors(text, expected):
 
 def test_a_process_reads_ironics_version_at_start_not_at_its_first_call(
         service_conf, ironic_discovery):
-    svc = service_mod.Service(service_conf)
     ironic_discovery.forget()
-    svc.start(workers=False, periodic_jobs=False)
-    try:
-        svc.discovery.join(10)
+    with _started(service_conf) as svc:
         assert not svc.discovery.is_alive()
         at_start = ironic_discovery.discovery_calls()
         assert at_start and ironic_discovery.calls_beyond_discovery() == []
         with pytest.raises(retry.BackendUnavailable):
             svc.ironic.get_node(UUID)  # the stub answers 503
         assert ironic_discovery.discovery_calls() == at_start
-    finally:
-        svc.shutdown()
 
 
 def test_a_failed_read_at_start_is_logged_once_without_credentials(
         dead_ironic, service_conf, caplog):
     service_conf.set_override('retry_count', 0, group='ironic')
-    svc = service_mod.Service(service_conf)
-    svc.start(workers=False, periodic_jobs=False)
-    try:
-        svc.discovery.join(10)
+    with _started(service_conf):
         [line] = [r.getMessage() for r in caplog.records
                   if 'not read at start' in r.getMessage()]
         assert dead_ironic in line and 's3cret' not in caplog.text
         assert 'Traceback' not in caplog.text
-    finally:
-        svc.shutdown()
 
 
 def test_an_ironic_unreachable_at_start_leaves_the_process_serving(
