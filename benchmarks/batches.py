@@ -248,8 +248,8 @@ def run(deployment, ironic, nodes, args):
     window = ironic_log.Window(ironic.log_path)
     # NOTE: the ramdisks retry as ironic-python-agent 13 does, whichever
     # service they post to.
-    disks = load.TimedRamdisks(ironic.url, deployment['api_urls'], nodes,
-                               args.concurrency, args.poll_interval,
+    disks = load.TimedRamdisks(ironic.database_url, deployment['api_urls'],
+                               nodes, args.concurrency, args.poll_interval,
                                **ramdisk.IPA13)
     disks.start()
     window.start()
@@ -291,7 +291,6 @@ def run(deployment, ironic, nodes, args):
         'starts_answered_after_s': round(starts_done, 2),
         'not_started': count - len(accepted),
         'ramdisks_never_posted': disks.unposted,
-        'ramdisks_seen_only_by_full_scan': disks.caught_by_full_scan,
         'outcome': outcome,
         'start': start.report(), 'continue': disks.outcomes.report(),
         'ironic': ironic_log.analyse(window.calls(), count),

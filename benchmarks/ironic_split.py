@@ -45,7 +45,11 @@ class SplitIronic(backends.Ironic):
         return dict(super()._conf_fields(),
                     host='127.0.0.1',
                     rpc_transport='json-rpc', api_workers=self.api_workers,
-                    database=self.database)
+                    database=self.database_url)
+
+    @property
+    def database_url(self):
+        return self.database
 
     def start(self, timeout=90):
         if self.running:

@@ -8,13 +8,20 @@ import time
 from concurrent import futures
 
 import requests
+import sqlalchemy as sa
 
-import ironic_log
 import measure
 import testpath  # noqa: F401  (tests/functional on sys.path)
 import ramdisk
 
 PAGE = 1000
+#: ironic-python-agent 13's ``http_request_timeout``, in seconds.
+IPA_TIMEOUT = 30
+#: What a ramdisk's post returns when no answer came in time: not one of
+#: the results ``ramdisk.RETRIED`` retries.
+NOT_RETRIED = 'read timeout'
+#: The powered-on nodes, read from Ironic's database.
+POWERED_ON = sa.text("SELECT uuid FROM nodes WHERE power_state = 'power on'")
 UNFINISHED = ('starting', 'waiting', 'processing', 'reapplying',
               'enrolling', 'aborting')
 
@@ -23,68 +30,48 @@ class TimedRamdisks(ramdisk.Ramdisks):
     """:class:`ramdisk.Ramdisks` that times every POST /v1/continue and
     counts its outcomes.
 
-    Listing every node of a 1,000-node Ironic every 0.2 s, as the test
-    helper does, would cost that Ironic (the bottleneck being measured)
-    a large share of its CPU. So each poll asks only for the
-    ``RECENT_PAGE`` nodes Ironic updated last (Ironic sorts by
-    ``updated_at``, which a power change bumps), with a full listing every
-    ``FULL_SCAN_EVERY`` seconds as a safety net; ``caught_by_full_scan``
-    counts the nodes only the safety net saw. A failed poll is retried at
-    the next interval.
+    A real ramdisk boots when its node powers on, and noticing that costs
+    Ironic nothing. So these read the powered-on nodes from Ironic's own
+    database (one query every ``poll_interval``), not from its API. The
+    listings of Ironic's nodes the simulator made until 2026-11-27 cost
+    the Ironic being measured CPU of its own, waited in its queue behind
+    the service's calls, and (reading only the 50 nodes Ironic had
+    updated last) left most of ironic-inspector 12.5's ramdisks, their
+    nodes powered on within a second of one another, waiting up to 30 s
+    for a full listing. A failed read is retried at the next interval.
     """
 
-    FULL_SCAN_EVERY = 30.0
-    RECENT_PAGE = 50
-
-    def __init__(self, ironic_url, api_urls, nodes, concurrency,
+    def __init__(self, database_url, api_urls, nodes, concurrency,
                  poll_interval=1.0, **retry):
-        """``retry``: how a ramdisk retries (``ramdisk.IPA13``)."""
-        super().__init__(ironic_url, api_urls, nodes,
-                         concurrency=concurrency, **retry)
+        """``database_url``: Ironic's database (SQLAlchemy URL);
+        ``retry``: how a ramdisk retries (``ramdisk.IPA13``)."""
+        super().__init__(None, api_urls, nodes, concurrency=concurrency,
+                         **retry)
+        self._engine = sa.create_engine(database_url,
+                                        poolclass=sa.pool.NullPool)
         self._interval = poll_interval
         self.outcomes = measure.Outcomes()
-        self.caught_by_full_scan = 0
 
     def _watch(self):
-        session = requests.Session()
-        last_full = time.monotonic()
         while self._pending and not self._stop.wait(self._interval):
-            full = time.monotonic() - last_full > self.FULL_SCAN_EVERY
             try:
-                powered_on = self._powered_on(session, full)
-            except (requests.RequestException, ValueError, KeyError):
+                with self._engine.connect() as conn:
+                    powered_on = conn.execute(POWERED_ON).scalars().all()
+            except sa.exc.DBAPIError:
                 continue
-            if full:
-                last_full = time.monotonic()
             for uuid in powered_on:
                 payload = self._pending.pop(uuid, None)
                 if payload is not None:
-                    self.caught_by_full_scan += full
                     self._pool.submit(self._post, uuid, payload)
 
-    def _powered_on(self, session, full=False):
-        """Powered-on nodes among the recently updated ones (or all)."""
-        found, marker = [], None
-        limit = PAGE if full else self.RECENT_PAGE
-        while True:
-            params = {'fields': ironic_log.SIMULATOR_FIELDS,
-                      'limit': limit, 'sort_key': 'updated_at',
-                      'sort_dir': 'desc'}
-            if marker:
-                params['marker'] = marker
-            page = session.get(
-                self._ironic + '/v1/nodes', params=params, timeout=30,
-                headers={'X-OpenStack-Ironic-API-Version': 'latest'},
-            ).json()['nodes']
-            found += [n['uuid'] for n in page
-                      if n['power_state'] == 'power on']
-            if not full or len(page) < limit:
-                return found
-            marker = page[-1]['uuid']
-
     def _post_once(self, payload):
+        # NOTE: ironic-python-agent 13 retries a refused or broken
+        # connection, not an answer that did not come within its
+        # http_request_timeout: the service may still be working on the
+        # data (ironic-inspector 12.5 answers once it has processed them).
         return self.outcomes.post(next(self._apis) + '/v1/continue',
-                                  json=payload, timeout=30)
+                                  read_timeout=NOT_RETRIED, json=payload,
+                                  timeout=IPA_TIMEOUT)
 
     @property
     def unposted(self):

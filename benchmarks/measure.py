@@ -203,8 +203,10 @@ class Outcomes:
         self._in_flight = 0
         self.max_in_flight = 0
 
-    def post(self, url, **kwargs):
-        """POST, recording the outcome; return the status code or None."""
+    def post(self, url, read_timeout=None, **kwargs):
+        """POST, recording the outcome; return the status code, None
+        for a failed attempt, or ``read_timeout`` for an answer that did
+        not come in time."""
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
@@ -213,7 +215,8 @@ class Outcomes:
             resp = requests.post(url, **kwargs)
         except requests.RequestException as exc:
             self._count(self.failures, classify(exc), None)
-            return None
+            return read_timeout if isinstance(
+                exc, requests.ReadTimeout) else None
         else:
             self._count(self.codes, str(resp.status_code),
                         time.monotonic() - began)

@@ -229,11 +229,8 @@ def _where_time_goes(name, result):
                       1000.0 * CORES / (ironic_ms + own_ms), CORES)]
     ironic = result['ironic']
     lines += ['', 'Ironic: %s calls/node; sum of its request durations '
-              '%.1f s (requests overlap); the ramdisk simulator\'s power '
-              'polls, not counted: %d calls, %.1f s.'
-              % (ironic['calls_per_node'], ironic['handling_s'],
-                 ironic['simulator_polls'],
-                 ironic['simulator_polls_handling_s']), '']
+              '%.1f s (requests overlap).'
+              % (ironic['calls_per_node'], ironic['handling_s']), '']
     lines += table(['Ironic call', 'per node', 'total s', 'mean ms'],
                     [(c['call'], c['per_node'], c['total_s'], c['mean_ms'])
                      for c in ironic['by_call'][:10]])

@@ -532,8 +532,13 @@ class Ironic(_Server):
         return {'host': unique_name('ironic'), 'port': self.port,
                 'tmpdir': self.tmpdir, 'rpc_transport': 'none',
                 'api_workers': 1,
-                'database': f'sqlite:///{self.database_file}',
+                'database': self.database_url,
                 'restrict_lookup': str(self.restrict_lookup).lower()}
+
+    @property
+    def database_url(self):
+        """Its database's SQLAlchemy URL."""
+        return f'sqlite:///{self.database_file}'
 
     @property
     def database_file(self):
