@@ -44,11 +44,11 @@ class SplitIronic(backends.Ironic):
     def _conf_fields(self):
         return dict(super()._conf_fields(),
                     host='127.0.0.1',
-                    rpc_transport='json-rpc', api_workers=self.api_workers,
-                    database=self.database_url)
+                    rpc_transport='json-rpc', api_workers=self.api_workers)
 
     @property
     def database_url(self):
+        """Its MariaDB database's SQLAlchemy URL (once started)."""
         return self.database
 
     def start(self, timeout=90):

@@ -17,8 +17,8 @@ import ramdisk
 PAGE = 1000
 #: ironic-python-agent 13's ``http_request_timeout``, in seconds.
 IPA_TIMEOUT = 30
-#: What a ramdisk's post returns when no answer came in time: not one of
-#: the results ``ramdisk.RETRIED`` retries.
+#: What a ramdisk's post returns for a failure ironic-python-agent 13 does
+#: not retry, such as no answer in time: not one of ``ramdisk.RETRIED``.
 NOT_RETRIED = 'read timeout'
 #: The powered-on nodes, read from Ironic's database.
 POWERED_ON = sa.text("SELECT uuid FROM nodes WHERE power_state = 'power on'")
@@ -32,13 +32,10 @@ class TimedRamdisks(ramdisk.Ramdisks):
 
     A real ramdisk boots when its node powers on, and noticing that costs
     Ironic nothing. So these read the powered-on nodes from Ironic's own
-    database (one query every ``poll_interval``), not from its API. The
-    listings of Ironic's nodes the simulator made until 2026-11-27 cost
-    the Ironic being measured CPU of its own, waited in its queue behind
-    the service's calls, and (reading only the 50 nodes Ironic had
-    updated last) left most of ironic-inspector 12.5's ramdisks, their
-    nodes powered on within a second of one another, waiting up to 30 s
-    for a full listing. A failed read is retried at the next interval.
+    database (one query every ``poll_interval``: next to nothing for
+    Ironic), not from its API (``benchmarks/results/README.md``,
+    2026-11-27, says what the API listings cost). A failed read is
+    retried at the next interval.
     """
 
     def __init__(self, database_url, api_urls, nodes, concurrency,
@@ -57,7 +54,7 @@ class TimedRamdisks(ramdisk.Ramdisks):
             try:
                 with self._engine.connect() as conn:
                     powered_on = conn.execute(POWERED_ON).scalars().all()
-            except sa.exc.DBAPIError:
+            except sa.exc.SQLAlchemyError:
                 continue
             for uuid in powered_on:
                 payload = self._pending.pop(uuid, None)
@@ -65,12 +62,15 @@ class TimedRamdisks(ramdisk.Ramdisks):
                     self._pool.submit(self._post, uuid, payload)
 
     def _post_once(self, payload):
-        # NOTE: ironic-python-agent 13 retries a refused or broken
-        # connection, not an answer that did not come within its
-        # http_request_timeout: the service may still be working on the
-        # data (ironic-inspector 12.5 answers once it has processed them).
+        # NOTE: ironic-python-agent 13's call_inspector retries a refused
+        # or broken connection (and a 409 or 5xx answer), not an answer
+        # that did not come within its http_request_timeout: the agent
+        # exits, and under its usual systemd unit starts again 30 s
+        # later and posts again only if its node is still powered on
+        # (ironic-inspector 12.5 answers once it has processed the data,
+        # and powers the node off then).
         return self.outcomes.post(next(self._apis) + '/v1/continue',
-                                  read_timeout=NOT_RETRIED, json=payload,
+                                  not_retried=NOT_RETRIED, json=payload,
                                   timeout=IPA_TIMEOUT)
 
     @property

@@ -203,10 +203,11 @@ class Outcomes:
         self._in_flight = 0
         self.max_in_flight = 0
 
-    def post(self, url, read_timeout=None, **kwargs):
+    def post(self, url, not_retried=None, **kwargs):
         """POST, recording the outcome; return the status code, None
-        for a failed attempt, or ``read_timeout`` for an answer that did
-        not come in time."""
+        for a refused or broken connection (which ironic-python-agent
+        retries), or ``not_retried`` for any other failure, such as an
+        answer that did not come in time."""
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
@@ -215,8 +216,8 @@ class Outcomes:
             resp = requests.post(url, **kwargs)
         except requests.RequestException as exc:
             self._count(self.failures, classify(exc), None)
-            return read_timeout if isinstance(
-                exc, requests.ReadTimeout) else None
+            return None if isinstance(
+                exc, requests.ConnectionError) else not_retried
         else:
             self._count(self.codes, str(resp.status_code),
                         time.monotonic() - began)

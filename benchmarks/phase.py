@@ -6,47 +6,63 @@ such runs back to back)::
         {upstream,split,embedded} --out FILE [run.py's options]
 
 Settings in the environment (oslo.config's ``OS_<GROUP>__<OPTION>``)
-reach the embedded default and the split cluster's processes; the
-command written to the results names them.
+reach every process the phase starts, the service's and also Ironic's
+and 12.5's, and override their configuration files; the results name
+them in ``meta.environment`` and in the command (the ``deployment`` line
+describes the configuration files only). py-spy sampling and the
+failover trials are not part of a phase.
 """
 
 import json
 import os
+import re
 import shlex
 import sys
 import tempfile
 
 import batches
+import measure
 import run
 
 PHASES = {'upstream': batches.run_upstream, 'split': batches.run_split,
           'embedded': batches.run_embedded}
 
 
-def _command(argv):
-    settings = ['%s=%s' % (k, shlex.quote(v))
-                for k, v in sorted(os.environ.items())
-                if k.startswith('OS_')]
-    return ' '.join(settings + ['.venv/bin/python', 'benchmarks/phase.py'] +
+#: oslo.config's environment settings (not OS_PASSWORD and the like).
+SETTING = re.compile(r'^OS_[A-Z0-9_]+__[A-Z0-9_]+$')
+
+
+def _settings():
+    return {k: v for k, v in sorted(os.environ.items()) if SETTING.match(k)}
+
+
+def _command(argv, settings):
+    return ' '.join(['%s=%s' % (k, shlex.quote(v))
+                     for k, v in settings.items()] +
+                    ['.venv/bin/python', 'benchmarks/phase.py'] +
                     [shlex.quote(a) for a in argv])
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in PHASES or '--out' not in argv:
+    if not argv or argv[0] not in PHASES:
         sys.exit('usage: phase.py {%s} --out FILE [run.py\'s options]'
                  % ','.join(PHASES))
     args = run.parse(argv[1:])
+    if args.out is None:
+        sys.exit('phase.py: --out FILE is needed')
     args.profile_dir = None
+    settings = _settings()
     with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
-        result = run._phase(argv[0], PHASES[argv[0]], tmp, args)
-    result['meta'] = dict(run.meta(args, argv[1:]), command=_command(argv))
+        result = run.phase(argv[0], PHASES[argv[0]], tmp, args)
+    result['meta'] = dict(run.meta(args, argv[1:]), environment=settings,
+                          command=_command(argv, settings))
     args.out.write_text(json.dumps(result, indent=1) + '\n')
     print('%s: %.1f s, %.2f nodes/s, Ironic %.0f ms and the service %.1f '
           'ms of CPU per node, %s' % (
               argv[0], result['elapsed_s'], result['nodes_per_s'],
-              result['cpu_ms_per_node']['ironic (all its processes)'],
-              result['cpu_ms_per_node']['the service (all its processes)'],
+              result['cpu_ms_per_node'][measure.IRONIC_TOTAL],
+              result['cpu_ms_per_node'][measure.OWN_TOTAL],
               result['outcome']))
     return 0
 

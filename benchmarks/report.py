@@ -278,11 +278,13 @@ def _samples(found):
 
 def batch_line(name, r):
     return ('%s: %d nodes, %d concurrent: %.1f s, %.2f nodes/s; start '
-            'p50/p99 %s/%s ms; continue p50/p99 %s/%s ms (burst %s/%s ms);'
+            'p50/p99 %s/%s ms; continue p50/p99 %s/%s ms, answers %s, '
+            'failed attempts %s (burst %s/%s ms);'
             ' outcome %s; Ironic %.2f calls/node; own CPU %s ms/node' % (
                 name, r['nodes'], r['concurrency'], r['elapsed_s'],
                 r['nodes_per_s'], r['start']['p50_ms'], r['start']['p99_ms'],
                 r['continue']['p50_ms'], r['continue']['p99_ms'],
+                r['continue']['codes'], r['continue']['failures'],
                 _get(r, 'burst', 'continue', 'p50_ms'),
                 _get(r, 'burst', 'continue', 'p99_ms'),
                 {k: v for k, v in r['outcome'].items()

@@ -44,8 +44,8 @@ def parse(argv):
                              'benchmarks/results/<date>.json; the summary '
                              'goes next to it as .md)')
     parser.add_argument('--poll-interval', type=float, default=1.0,
-                        help='how often the simulated ramdisks look at '
-                             'Ironic for powered-on nodes (1 s)')
+                        help='how often the simulated ramdisks read '
+                             "Ironic's database for powered-on nodes (1 s)")
     parser.add_argument('--timeout', type=float,
                         help='longest wait for a batch (default 120 s + '
                              '1 s per node)')
@@ -147,7 +147,7 @@ def _ironic(args):
     return backends.Ironic()
 
 
-def _phase(name, func, tmp, args):
+def phase(name, func, tmp, args):
     batches.log('== %s' % name)
     with _ironic(args) as ironic:
         return func(ironic, pathlib.Path(tempfile.mkdtemp(
@@ -171,14 +171,14 @@ def main(argv=None):
         args.profile_dir = None if args.no_profile or not \
             sampling.can_sample() else out.with_name(out.stem + '-profiles')
         if 'upstream' not in args.skip:
-            results['upstream'] = _phase('upstream', batches.run_upstream,
-                                         tmp, args)
-        results['split'] = _phase('split', batches.run_split, tmp, args)
+            results['upstream'] = phase('upstream', batches.run_upstream,
+                                        tmp, args)
+        results['split'] = phase('split', batches.run_split, tmp, args)
         if 'embedded' not in args.skip:
-            results['embedded'] = _phase('embedded', batches.run_embedded,
-                                         tmp, args)
+            results['embedded'] = phase('embedded', batches.run_embedded,
+                                        tmp, args)
         if 'failover' not in args.skip:
-            results['failover'] = _phase('failover', _failover, tmp, args)
+            results['failover'] = phase('failover', _failover, tmp, args)
     md_path = report.write(results, out)
     print(md_path.read_text())
     print('Results: %s and %s' % (out, md_path))
