@@ -15,8 +15,6 @@ import testpath  # noqa: F401  (tests/functional on sys.path)
 import ramdisk
 
 PAGE = 1000
-#: ironic-python-agent 13's ``http_request_timeout``, in seconds.
-IPA_TIMEOUT = 30
 #: What a ramdisk's post returns for a failure ironic-python-agent 13 does
 #: not retry, such as no answer in time: not one of ``ramdisk.RETRIED``.
 NOT_RETRIED = 'read timeout'
@@ -71,7 +69,7 @@ class TimedRamdisks(ramdisk.Ramdisks):
         # and powers the node off then).
         return self.outcomes.post(next(self._apis) + '/v1/continue',
                                   not_retried=NOT_RETRIED, json=payload,
-                                  timeout=IPA_TIMEOUT)
+                                  timeout=ramdisk.IPA_TIMEOUT)
 
     @property
     def unposted(self):

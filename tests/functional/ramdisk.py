@@ -12,6 +12,9 @@ GiB = 1024 ** 3
 #: How ironic-python-agent 13 retries its callback: 5 attempts, 5 to 12 s
 #: apart, on a 409, a 5xx or a refused connection; then it gives up.
 IPA13 = {'attempts': 5, 'pause': (5.0, 12.0)}
+#: ironic-python-agent 13's ``http_request_timeout``: how long a post
+#: waits for its answer, in seconds.
+IPA_TIMEOUT = 30
 RETRIED = (409, 500, 502, 503, 504, None)
 
 
@@ -107,6 +110,7 @@ class Ramdisks:
     def _post_once(self, payload):
         try:
             return requests.post(next(self._apis) + '/v1/continue',
-                                 json=payload, timeout=30).status_code
+                                 json=payload,
+                                 timeout=IPA_TIMEOUT).status_code
         except requests.RequestException:
             return None
