@@ -167,11 +167,25 @@ class Service:
             self.ironic, self.conf.pxe_filter.ethoib_interfaces, after=after)
 
     def _on_workers(self):
-        """What learns the number of live workers: this worker's share,
-        when [worker] cluster_concurrency sets one."""
-        if self.share is None or not self.conf.worker.cluster_concurrency:
+        """What learns the number of live workers: this worker's share of
+        [worker] cluster_concurrency and its pacing's floor, where one is
+        set; None when neither is."""
+        learners = []
+        if self._shares_concurrency():
+            learners.append(self.share)
+        if self.pacing is not None and self.pacing.cluster_least > 1:
+            learners.append(self.pacing)
+        if not learners:
             return None
-        return self.share.resize_for
+
+        def learn(workers):
+            for learner in learners:
+                learner.resize_for(workers)
+        return learn
+
+    def _shares_concurrency(self):
+        return (self.share is not None
+                and bool(self.conf.worker.cluster_concurrency))
 
     def _start_workers(self):
         opts = self.conf.worker
@@ -238,7 +252,7 @@ class Service:
         shown = {'fenced_writes': {t.job_name: t.fenced_writes
                                    for t in self.leader_loops
                                    if t.fenced_writes}}
-        if self._on_workers() is not None:
+        if self._shares_concurrency():
             shown['slots'] = self.share.slots
         if self.firewall is not None:
             shown['firewall'] = {k: v for k, v in
@@ -286,7 +300,8 @@ def _pacing(opts, stop):
     if not opts.pace_ironic:
         metrics.IRONIC_CALLS_AT_ONCE.set(opts.pool_size)
         return None
-    return pacing.Pacing(opts.pool_size, opts.ironic_slowdown, stop)
+    return pacing.Pacing(opts.pool_size, opts.ironic_slowdown, stop,
+                         cluster_least=opts.least_ironic_calls)
 
 
 def _store(conf, stop):

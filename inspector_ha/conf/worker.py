@@ -34,10 +34,22 @@ OPTS = [
                       'slower than the fastest answer of its kind over the '
                       'last 30 to 60 s lowers the number of Ironic calls '
                       'the worker\'s tasks make at once by a quarter (at '
-                      'least one, down to one); fast answers while that '
+                      'least one, down to its share of '
+                      'least_ironic_calls); fast answers while that '
                       'number is reached raise it by one, up to pool_size. '
                       'A saturated Ironic spends more CPU on each call, so '
                       'this keeps it busy without slowing it.'),
+    cfg.IntOpt('least_ironic_calls', default=2, min=1, max=1000,
+               help='With pace_ironic, the Ironic calls the cluster\'s '
+                    'worker processes keep in flight together however '
+                    'slowly Ironic answers: no worker\'s limit falls '
+                    'below its share, this divided by the live worker '
+                    'processes (rounded up, at most pool_size), resized '
+                    'within watch_period of [coordination] when workers '
+                    'come or go. With one call in flight Ironic waits '
+                    'idle from each answer to the next call '
+                    '(doc/guarantees.md I2). 1: each worker may go down '
+                    'to one call.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long one get from the queue blocks; bounds how '
                       'long a stopping worker waits for the queue.'),

@@ -26,9 +26,16 @@ fast, as TCP keeps its window where the round trips stay short:
 Waiting calls are not served in order: one arriving as room frees may
 take it first.
 
-The limit never falls below one, and a call waits at most
-:data:`LONGEST_WAIT` for room, so work always proceeds even behind a call
-Ironic never answers.
+The limit never falls below its floor: one, or this process's share
+of the calls the cluster's workers keep in flight together
+(``[worker] least_ironic_calls``, shared as
+:func:`~inspector_ha.messaging.cluster_share.share_of` shares
+``cluster_concurrency``; :meth:`Pacing.resize_for`). One call in flight
+leaves Ironic idle from each answer to the next call; a lone worker
+process at one call kept the benchmark's one-process Ironic busy only
+81-85% of a batch (``benchmarks/results/2026-11-27-embedded-pacing.md``).
+A call waits at most :data:`LONGEST_WAIT` for room, so work always
+proceeds even behind a call Ironic never answers.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from collections.abc import Callable, Iterator
 
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
+from inspector_ha.messaging import cluster_share
 
 LOG = logging.getLogger(__name__)
 #: How a change of the limit is logged (DEBUG): ``<this>: <limit> (why)``.
@@ -56,7 +64,7 @@ _SLICE = 0.5
 
 
 class Pacing:
-    """Admits about ``limit`` calls at once, ``1 <= limit <= most``.
+    """Admits about ``limit`` calls at once, ``least <= limit <= most``.
 
     :param most: the limit's ceiling (the worker pool's size).
     :param slowdown: an answer this many times slower than its kind's
@@ -64,15 +72,22 @@ class Pacing:
     :param stop: set when the process stops: a waiting call raises
         :class:`~inspector_ha.common.retry.Interrupted`.
     :param clock: monotonic seconds.
+    :param cluster_least: the calls the cluster's worker processes keep
+        in flight together however slowly Ironic answers; this process's
+        share of them is its floor once :meth:`resize_for` is told how
+        many workers are live (until then, one).
     """
 
     def __init__(self, most: int, slowdown: float,
                  stop: threading.Event | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 cluster_least: int = 1) -> None:
         self._most = most
         self._slowdown = slowdown
         self._stop = stop
         self._clock = clock
+        self.cluster_least = cluster_least
+        self._least = 1
         self._limit = most
         self._in_flight = 0
         self._fast_in_a_row = 0
@@ -84,6 +99,30 @@ class Pacing:
     @property
     def limit(self) -> int:
         return self._limit
+
+    @property
+    def least(self) -> int:
+        """The floor of the limit."""
+        return self._least
+
+    def resize_for(self, workers: int) -> None:
+        """Take this process's share of ``cluster_least`` among
+        ``workers`` live worker processes as the limit's floor, raising
+        the limit to it."""
+        least = cluster_share.share_of(self.cluster_least, workers,
+                                       self._most)
+        with self._changed:
+            if least == self._least:
+                return
+            self._least = least
+            raised = self._limit < least
+            if raised:
+                self._limit = least
+                self._changed.notify_all()
+            metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
+        if raised:
+            LOG.debug('%s: %d (least_ironic_calls shared; live workers: '
+                      '%d)', CHANGED, least, workers)
 
     @contextlib.contextmanager
     def call(self, kind: str | None) -> Iterator[None]:
@@ -143,10 +182,11 @@ class Pacing:
                now: float) -> str | None:
         """Lower the limit if it may be; why it was lowered, or None."""
         self._fast_in_a_row = 0
-        if now < self._calm_until or self._limit == 1:
+        if now < self._calm_until or self._limit <= self._least:
             return None
         self._calm_until = now + seconds
-        self._limit = max(1, self._limit - max(1, self._limit // 4))
+        self._limit = max(self._least,
+                          self._limit - max(1, self._limit // 4))
         return '%s answered in %.0f ms, over %.1f times its fastest, ' \
             '%.0f ms' % (kind, seconds * 1000, self._slowdown, floor * 1000)
 

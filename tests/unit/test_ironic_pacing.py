@@ -10,6 +10,8 @@ import pytest
 import backends
 from inspector_ha.common import retry
 from inspector_ha.ironic import pacing as pacing_mod
+from inspector_ha import service as service_mod
+import members as members_mod
 
 FAST, SLOW = 0.05, 0.5
 POWER = 'set_node_power_state'
@@ -107,6 +109,23 @@ def test_a_failed_call_frees_its_room_and_leaves_the_fastest_answer():
     assert pacing._in_flight == 0
 
 
+@pytest.mark.parametrize('cluster_least, workers, least', [
+    (2, 1, 2),   # a lone worker keeps two calls in flight
+    (2, 3, 1),   # three workers keep three together, one each
+    (5, 2, 3),   # rounded up
+    (8, 1, 4),   # never more than the pool
+    (1, 1, 1),
+])
+def test_a_worker_keeps_its_share_of_the_clusters_least_calls_when_slow(
+        cluster_least, workers, least):
+    pacing, clock = _paced(most=4)
+    pacing.cluster_least = cluster_least
+    pacing.resize_for(workers)
+    _rounds(pacing, clock, FAST, 1)
+    _rounds(pacing, clock, SLOW, 10, at_once=least)
+    assert pacing.least == least and pacing.limit == least
+
+
 def test_fast_answers_at_the_limit_raise_it_step_by_step_to_the_pool():
     pacing, clock = _lowered_to_one(most=3)
     _rounds(pacing, clock, FAST, pacing_mod.RAISE_AFTER * 1)
@@ -182,6 +201,44 @@ def _call_in_thread(pacing):
     return thread, outcome
 
 
+def test_a_floor_above_the_limit_raises_it_and_admits_a_waiting_call(
+        caplog):
+    caplog.set_level('DEBUG', logger=pacing_mod.__name__)
+    pacing, clock = _lowered_to_one(most=4)
+    pacing.cluster_least = 2
+    holder, release = _hold_one_call(pacing)
+    waiter, outcome = _call_in_thread(pacing)
+    pacing.resize_for(1)
+    backends.wait_for(lambda: outcome.get('made'), 10)
+    assert pacing.limit == 2
+    assert caplog.records[-1].getMessage() == (
+        'Ironic calls at once: 2 (least_ironic_calls shared; live '
+        'workers: 1)')
+    release.set()
+    holder.join(10)
+    waiter.join(10)
+
+
+def test_a_lone_worker_process_keeps_two_calls_and_one_once_others_join(
+        service_conf, tmp_path):
+    service_conf.set_override('watch_period', 0.1, group='coordination')
+    service_conf.set_override('pool_size', 4, group='worker')
+    svc = service_mod.Service(service_conf)
+    others = []
+    try:
+        svc.start(workers=True, periodic_jobs=False)
+        assert svc.pacing.least == 2  # [worker] least_ironic_calls
+        for _ in range(2):
+            others.append(members_mod.coordinator_at(
+                'file://%s' % (tmp_path / 'coordination')))
+            members_mod.member(others[-1]).enter()
+        backends.wait_for(lambda: svc.pacing.least == 1, 5)
+    finally:
+        for other in others:
+            other.stop()
+        svc.shutdown()
+
+
 def test_a_call_beyond_the_limit_waits_until_one_in_flight_answers():
     pacing = pacing_mod.Pacing(1, 4.0)
     holder, release = _hold_one_call(pacing)
@@ -219,10 +276,10 @@ def test_a_call_waits_at_most_the_longest_wait_behind_a_hung_call(
 def test_with_pacing_off_a_worker_paces_nothing_and_shows_its_pool(
         monkeypatch):
     from inspector_ha.common import metrics
-    from inspector_ha import service as service_mod
 
     class Opts:
         pace_ironic, pool_size, ironic_slowdown = False, 3, 4.0
+        least_ironic_calls = 2
 
     assert service_mod._pacing(Opts, threading.Event()) is None
     assert metrics.IRONIC_CALLS_AT_ONCE._value.get() == 3
