@@ -90,7 +90,7 @@ WORKER_SLOTS = _gauge('worker_slots', 'Requests this worker process may '
 IRONIC_CALLS_AT_ONCE = _gauge(
     'ironic_calls_at_once', 'Ironic calls this worker process\'s tasks '
     'may make at once: its pool, lowered while Ironic answers slowly '
-    '([worker] pace_ironic).')
+    '([worker] pace_ironic), down to its share of least_ironic_calls.')
 PXE_LIST_SIZE = _gauge('pxe_filter_list_size', 'Entries in the PXE '
                                                'filter\'s lists.', ['list'])
 PXE_OPEN = _gauge('pxe_filter_open', '1 when this host serves DHCP to '

@@ -40,16 +40,19 @@ OPTS = [
                       'A saturated Ironic spends more CPU on each call, so '
                       'this keeps it busy without slowing it.'),
     cfg.IntOpt('least_ironic_calls', default=2, min=1, max=1000,
-               help='With pace_ironic, the Ironic calls the cluster\'s '
-                    'worker processes keep in flight together however '
-                    'slowly Ironic answers: no worker\'s limit falls '
-                    'below its share, this divided by the live worker '
-                    'processes (rounded up, at most pool_size), resized '
-                    'within watch_period of [coordination] when workers '
-                    'come or go. With one call in flight Ironic waits '
+               help='With pace_ironic, the least number of Ironic calls '
+                    'the cluster\'s worker processes together may make '
+                    'at once however slowly Ironic answers: no worker\'s '
+                    'limit falls below its share, this divided by the '
+                    'live worker processes (rounded up, at least 1, at '
+                    'most pool_size), resized within watch_period of '
+                    '[coordination] when workers come or go (lease_timeout '
+                    'when one dies). With one call in flight Ironic waits '
                     'idle from each answer to the next call '
                     '(doc/guarantees.md I2). 1: each worker may go down '
-                    'to one call.'),
+                    'to one call. Above 1, every worker counts the live '
+                    'workers every watch_period, as for '
+                    'cluster_concurrency.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long one get from the queue blocks; bounds how '
                       'long a stopping worker waits for the queue.'),

@@ -6,8 +6,8 @@ doc/design.md); growth of the group changes nothing.
 
 Worker processes also join :data:`WORKERS`, whose size gives each its
 share of ``[worker] cluster_concurrency``
-(:mod:`inspector_ha.messaging.cluster_share`), read every
-``watch_period``.
+(:mod:`inspector_ha.messaging.cluster_share`) and of ``least_ironic_calls``
+(:mod:`inspector_ha.ironic.pacing`), read every ``watch_period``.
 """
 
 from __future__ import annotations

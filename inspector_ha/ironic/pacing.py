@@ -26,14 +26,15 @@ fast, as TCP keeps its window where the round trips stay short:
 Waiting calls are not served in order: one arriving as room frees may
 take it first.
 
-The limit never falls below its floor: one, or this process's share
-of the calls the cluster's workers keep in flight together
-(``[worker] least_ironic_calls``, shared as
-:func:`~inspector_ha.messaging.cluster_share.share_of` shares
-``cluster_concurrency``; :meth:`Pacing.resize_for`). One call in flight
-leaves Ironic idle from each answer to the next call; a lone worker
-process at one call kept the benchmark's one-process Ironic busy only
-81-85% of a batch (``benchmarks/results/2026-11-27-embedded-pacing.md``).
+The limit never falls below its least value: one, or this process's
+share of ``[worker] least_ironic_calls`` among the live worker processes
+(shared as :func:`~inspector_ha.messaging.cluster_share.share_of` shares
+``cluster_concurrency``; :meth:`Pacing.resize_for`), so that the workers
+together keep at least that many calls in flight while they have work.
+One call in flight leaves Ironic idle from each answer to the next call;
+a lone worker process at one call kept the benchmark's one-process
+Ironic busy only 81-85% of a batch
+(``benchmarks/results/2026-11-27-embedded-pacing.md``).
 A call waits at most :data:`LONGEST_WAIT` for room, so work always
 proceeds even behind a call Ironic never answers.
 """
@@ -72,10 +73,10 @@ class Pacing:
     :param stop: set when the process stops: a waiting call raises
         :class:`~inspector_ha.common.retry.Interrupted`.
     :param clock: monotonic seconds.
-    :param cluster_least: the calls the cluster's worker processes keep
-        in flight together however slowly Ironic answers; this process's
-        share of them is its floor once :meth:`resize_for` is told how
-        many workers are live (until then, one).
+    :param cluster_least: the least limit of the cluster's worker
+        processes together; this process's share of it is its least
+        limit once :meth:`resize_for` is told how many workers are live
+        (until then, one).
     """
 
     def __init__(self, most: int, slowdown: float,
@@ -86,7 +87,7 @@ class Pacing:
         self._slowdown = slowdown
         self._stop = stop
         self._clock = clock
-        self.cluster_least = cluster_least
+        self._cluster_least = cluster_least
         self._least = 1
         self._limit = most
         self._in_flight = 0
@@ -102,14 +103,19 @@ class Pacing:
 
     @property
     def least(self) -> int:
-        """The floor of the limit."""
+        """The least value of the limit."""
         return self._least
+
+    @property
+    def cluster_least(self) -> int:
+        """The least limit of the cluster's workers together."""
+        return self._cluster_least
 
     def resize_for(self, workers: int) -> None:
         """Take this process's share of ``cluster_least`` among
-        ``workers`` live worker processes as the limit's floor, raising
-        the limit to it."""
-        least = cluster_share.share_of(self.cluster_least, workers,
+        ``workers`` live worker processes as the limit's least value,
+        raising the limit to it."""
+        least = cluster_share.share_of(self._cluster_least, workers,
                                        self._most)
         with self._changed:
             if least == self._least:

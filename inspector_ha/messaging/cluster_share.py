@@ -14,6 +14,9 @@ pool.
 The pool's threads numbered below the share take requests; the others
 hold no listener (so no message waits in one: with RabbitMQ a consumer
 holds a prefetched message) until the share grows to them.
+
+:func:`share_of` also shares ``[worker] least_ironic_calls``, the least
+limit of the workers' Ironic calls at once (:mod:`inspector_ha.ironic.pacing`).
 """
 
 from __future__ import annotations

@@ -40,9 +40,10 @@ def _rounds(pacing, clock, seconds, count, at_once=1, kind=POWER):
             clock.now += seconds
 
 
-def _paced(most=4, slowdown=4.0):
+def _paced(most=4, slowdown=4.0, cluster_least=1):
     clock = Clock()
-    return pacing_mod.Pacing(most, slowdown, clock=clock), clock
+    return pacing_mod.Pacing(most, slowdown, clock=clock,
+                             cluster_least=cluster_least), clock
 
 
 def _lowered_to_one(most):
@@ -118,8 +119,7 @@ def test_a_failed_call_frees_its_room_and_leaves_the_fastest_answer():
 ])
 def test_a_worker_keeps_its_share_of_the_clusters_least_calls_when_slow(
         cluster_least, workers, least):
-    pacing, clock = _paced(most=4)
-    pacing.cluster_least = cluster_least
+    pacing, clock = _paced(most=4, cluster_least=cluster_least)
     pacing.resize_for(workers)
     _rounds(pacing, clock, FAST, 1)
     _rounds(pacing, clock, SLOW, 10, at_once=least)
@@ -201,13 +201,19 @@ def _call_in_thread(pacing):
     return thread, outcome
 
 
-def test_a_floor_above_the_limit_raises_it_and_admits_a_waiting_call(
-        caplog):
+def test_a_least_value_above_the_limit_raises_it_and_admits_a_waiting_call(
+        monkeypatch, caplog):
+    monkeypatch.setattr(pacing_mod, '_SLICE', 60)  # only a notify wakes it
     caplog.set_level('DEBUG', logger=pacing_mod.__name__)
-    pacing, clock = _lowered_to_one(most=4)
-    pacing.cluster_least = 2
+    clock = Clock()
+    pacing = pacing_mod.Pacing(4, 4.0, clock=clock, cluster_least=2)
+    _rounds(pacing, clock, FAST, 1)
+    _rounds(pacing, clock, SLOW, 10)
+    assert pacing.limit == 1
     holder, release = _hold_one_call(pacing)
     waiter, outcome = _call_in_thread(pacing)
+    waiter.join(0.3)
+    assert waiter.is_alive() and 'made' not in outcome
     pacing.resize_for(1)
     backends.wait_for(lambda: outcome.get('made'), 10)
     assert pacing.limit == 2
@@ -219,8 +225,8 @@ def test_a_floor_above_the_limit_raises_it_and_admits_a_waiting_call(
     waiter.join(10)
 
 
-def test_a_lone_worker_process_keeps_two_calls_and_one_once_others_join(
-        service_conf, tmp_path):
+def test_a_lone_worker_process_may_go_down_to_two_calls_then_one_as_two_join(
+        service_conf):
     service_conf.set_override('watch_period', 0.1, group='coordination')
     service_conf.set_override('pool_size', 4, group='worker')
     svc = service_mod.Service(service_conf)
@@ -228,9 +234,10 @@ def test_a_lone_worker_process_keeps_two_calls_and_one_once_others_join(
     try:
         svc.start(workers=True, periodic_jobs=False)
         assert svc.pacing.least == 2  # [worker] least_ironic_calls
+        assert 'slots' not in svc._shown()  # no cluster_concurrency
         for _ in range(2):
             others.append(members_mod.coordinator_at(
-                'file://%s' % (tmp_path / 'coordination')))
+                service_conf.coordination.backend_url))
             members_mod.member(others[-1]).enter()
         backends.wait_for(lambda: svc.pacing.least == 1, 5)
     finally:
