@@ -20,12 +20,9 @@ import shlex
 import sys
 import tempfile
 
-import batches
 import measure
 import run
 
-PHASES = {'upstream': batches.run_upstream, 'split': batches.run_split,
-          'embedded': batches.run_embedded}
 
 
 #: oslo.config's environment settings (not OS_PASSWORD and the like).
@@ -45,16 +42,16 @@ def _command(argv, settings):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] not in PHASES:
+    if not argv or argv[0] not in run.BATCH_PHASES:
         sys.exit('usage: phase.py {%s} --out FILE [run.py\'s options]'
-                 % ','.join(PHASES))
+                 % ','.join(run.BATCH_PHASES))
     args = run.parse(argv[1:])
     if args.out is None:
         sys.exit('phase.py: --out FILE is needed')
     args.profile_dir = None
     settings = _settings()
     with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
-        result = run.phase(argv[0], PHASES[argv[0]], tmp, args)
+        result = run.phase(argv[0], run.BATCH_PHASES[argv[0]], tmp, args)
     result['meta'] = dict(run.meta(args, argv[1:]), environment=settings,
                           command=_command(argv, settings))
     args.out.write_text(json.dumps(result, indent=1) + '\n')

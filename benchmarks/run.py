@@ -147,6 +147,13 @@ def _ironic(args):
     return backends.Ironic()
 
 
+#: The batch phases, in the order a run takes them: 12.5, then the two
+#: deployments of inspector-ha (the failover trials come last).
+BATCH_PHASES = {'upstream': batches.run_upstream,
+                'split': batches.run_split,
+                'embedded': batches.run_embedded}
+
+
 def phase(name, func, tmp, args):
     batches.log('== %s' % name)
     with _ironic(args) as ironic:
@@ -170,13 +177,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
         args.profile_dir = None if args.no_profile or not \
             sampling.can_sample() else out.with_name(out.stem + '-profiles')
-        if 'upstream' not in args.skip:
-            results['upstream'] = phase('upstream', batches.run_upstream,
-                                        tmp, args)
-        results['split'] = phase('split', batches.run_split, tmp, args)
-        if 'embedded' not in args.skip:
-            results['embedded'] = phase('embedded', batches.run_embedded,
-                                        tmp, args)
+        for name, func in BATCH_PHASES.items():
+            if name not in args.skip:
+                results[name] = phase(name, func, tmp, args)
         if 'failover' not in args.skip:
             results['failover'] = phase('failover', _failover, tmp, args)
     md_path = report.write(results, out)
