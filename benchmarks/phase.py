@@ -24,7 +24,6 @@ import measure
 import run
 
 
-
 #: oslo.config's environment settings (not OS_PASSWORD and the like).
 SETTING = re.compile(r'^OS_[A-Z0-9_]+__[A-Z0-9_]+$')
 

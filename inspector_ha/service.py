@@ -168,8 +168,8 @@ class Service:
 
     def _on_workers(self):
         """What learns the number of live workers: this worker's share of
-        [worker] cluster_concurrency and its pacing's floor, where one is
-        set; None when neither is."""
+        [worker] cluster_concurrency and its pacing's share of
+        least_ironic_calls, where either is set; None when neither is."""
         learners = []
         if self._shares_concurrency():
             learners.append(self.share)

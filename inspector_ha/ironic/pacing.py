@@ -125,7 +125,7 @@ class Pacing:
             if raised:
                 self._limit = least
                 self._changed.notify_all()
-            metrics.IRONIC_CALLS_AT_ONCE.set(self._limit)
+                metrics.IRONIC_CALLS_AT_ONCE.set(least)
         if raised:
             LOG.debug('%s: %d (least_ironic_calls shared; live workers: '
                       '%d)', CHANGED, least, workers)

@@ -205,8 +205,7 @@ def test_a_least_value_above_the_limit_raises_it_and_admits_a_waiting_call(
         monkeypatch, caplog):
     monkeypatch.setattr(pacing_mod, '_SLICE', 60)  # only a notify wakes it
     caplog.set_level('DEBUG', logger=pacing_mod.__name__)
-    clock = Clock()
-    pacing = pacing_mod.Pacing(4, 4.0, clock=clock, cluster_least=2)
+    pacing, clock = _paced(most=4, cluster_least=2)
     _rounds(pacing, clock, FAST, 1)
     _rounds(pacing, clock, SLOW, 10)
     assert pacing.limit == 1
