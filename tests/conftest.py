@@ -10,6 +10,7 @@ import pathlib
 import sys
 
 import pytest
+from futurist import _thread as futurist_thread
 
 _FUNCTIONAL = str(pathlib.Path(__file__).resolve().parent / 'functional')
 if _FUNCTIONAL not in sys.path:
@@ -27,6 +28,25 @@ def obtain(factory, *args, **kwargs):
             pytest.fail(f'CI=true and a backend is unavailable: {exc}',
                         pytrace=False)
         pytest.skip(str(exc))
+
+
+#: How long an idle futurist worker waits for work before it looks whether
+#: its pool is shutting down (futurist's own value is 1 s).
+IDLE_WORKER_WAIT = 0.05
+
+
+@pytest.fixture(scope='session', autouse=True)
+def quick_stop_of_in_process_coordinators():
+    """tooz's file, Redis and etcd drivers run their calls on a futurist
+    thread pool, and stopping a coordinator joins that pool's idle worker,
+    which sees the shutdown only when its wait for work times out: 1 s per
+    ``Service.shutdown``, about 5 minutes over the unit tests' services.
+    The shipped code keeps futurist's value; only this wait is shortened,
+    for the processes of this test run."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(futurist_thread.ThreadWorker, 'MAX_IDLE_FOR',
+                      IDLE_WORKER_WAIT)
+        yield
 
 
 @pytest.fixture(scope='session')
