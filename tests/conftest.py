@@ -42,7 +42,8 @@ def quick_stop_of_in_process_coordinators():
     which sees the shutdown only when its wait for work times out: 1 s per
     ``Service.shutdown``, about 5 minutes over the unit tests' services.
     The shipped code keeps futurist's value; only this wait is shortened,
-    for the processes of this test run."""
+    in the pytest process only (the services the functional tests spawn
+    keep 1 s)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(futurist_thread.ThreadWorker, 'MAX_IDLE_FOR',
                       IDLE_WORKER_WAIT)
