@@ -184,8 +184,13 @@ def classify(exc):
     text = str(exc)
     if 'Connection refused' in text or 'Errno 111' in text:
         return 'refused'
+    # NOTE: ironic-python-agent 13 retries a connection that timed out
+    # (requests' ConnectTimeout is a ConnectionError), not an answer
+    # that did not come in time: the two are counted apart.
+    if isinstance(exc, requests.ConnectTimeout):
+        return 'connect timeout'
     if isinstance(exc, requests.Timeout):
-        return 'timeout'
+        return 'read timeout'
     if 'reset' in text.lower() or 'RemoteDisconnected' in text:
         return 'reset'
     return 'connection error'
