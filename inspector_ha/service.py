@@ -308,7 +308,8 @@ def _store(conf, stop):
     return db_api.Store(conf.database.connection,
                         db_api.retry_policy(conf.database, stop),
                         conf.database.max_pool_size,
-                        conf.database.idle_transaction_timeout)
+                        conf.database.idle_transaction_timeout,
+                        conf.database.sqlite_synchronous)
 
 
 def _coordinator(conf, member_id, stop):

@@ -19,6 +19,18 @@ OPTS = [
                     'releasing its row locks so that elections and other '
                     'writers are not blocked; 0 leaves the server default. '
                     'PostgreSQL and MariaDB.'),
+    cfg.BoolOpt('sqlite_synchronous', default=True,
+                help='SQLite only (the embedded default): sync every '
+                     'commit to disk (SQLite\'s synchronous=FULL), so that '
+                     'no committed transaction is lost to a power loss or '
+                     'an operating-system crash. False syncs only when '
+                     'the write-ahead log is checkpointed '
+                     '(synchronous=NORMAL): the database stays '
+                     'consistent, but the transactions committed shortly '
+                     'before a power loss or an operating-system crash '
+                     'may roll back; a crash of the process loses none '
+                     'either way. Unlike oslo.db, false never means '
+                     'synchronous=OFF, which can corrupt the file.'),
 ] + retry.retry_opts(
     'Attempts of a database call before giving up.',
     'Pause between database attempts, in seconds.')

@@ -28,6 +28,12 @@ if TYPE_CHECKING:
 #: deadlock victim; a whole transaction is retried after them.
 RETRYABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)
 
+#: SQLite's ``synchronous`` setting by ``[database] sqlite_synchronous``:
+#: every commit synced, or (WAL mode) only checkpoints, which keeps the
+#: file consistent but may roll back the last commits after a power loss
+#: or an operating-system crash, never after a crash of the process.
+SYNCHRONOUS = {True: 'FULL', False: 'NORMAL'}
+
 _P = ParamSpec('_P')
 _T = TypeVar('_T')
 
@@ -40,9 +46,10 @@ class Store:
     """
 
     def __init__(self, url: str, policy: retry.RetryPolicy,
-                 pool_size: int = 10, idle_timeout: int = 0) -> None:
+                 pool_size: int = 10, idle_timeout: int = 0,
+                 sqlite_synchronous: bool = True) -> None:
         self.url = url
-        self.engine = _create_engine(url, pool_size)
+        self.engine = _create_engine(url, pool_size, sqlite_synchronous)
         self._sqlite = self.engine.dialect.name == 'sqlite'
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
@@ -69,9 +76,10 @@ class Store:
         self.engine.dispose()
 
 
-def _create_engine(url: str, pool_size: int) -> sa.Engine:
+def _create_engine(url: str, pool_size: int,
+                   sqlite_synchronous: bool = True) -> sa.Engine:
     if url.startswith('sqlite'):
-        return _sqlite_engine(url)
+        return _sqlite_engine(url, SYNCHRONOUS[sqlite_synchronous])
     # NOTE: no pool_pre_ping: it costs a round trip per transaction, and a
     # dead connection is handled anyway: the error invalidates the whole
     # pool and the transaction is retried (Store.transaction) on a new one.
@@ -79,7 +87,9 @@ def _create_engine(url: str, pool_size: int) -> sa.Engine:
                             pool_size=pool_size, max_overflow=pool_size)
 
 
-def _sqlite_engine(url: str) -> sa.Engine:
+def _sqlite_engine(url: str, synchronous: str) -> sa.Engine:
+    """An engine on a SQLite file in WAL mode that syncs each commit
+    (``synchronous`` ``FULL``) or only its checkpoints (``NORMAL``)."""
     engine = sa.create_engine(
         url, connect_args={'check_same_thread': False, 'timeout': 30})
 
@@ -90,6 +100,7 @@ def _sqlite_engine(url: str) -> sa.Engine:
         dbapi_conn.isolation_level = None
         with contextlib.closing(dbapi_conn.cursor()) as cur:
             cur.execute('PRAGMA journal_mode=WAL')
+            cur.execute('PRAGMA synchronous=%s' % synchronous)
             cur.execute('PRAGMA foreign_keys=ON')
 
     return engine

@@ -8,7 +8,10 @@ import uuid as uuidlib
 import pytest
 import sqlalchemy as sa
 
+from inspector_ha import service as service_mod
+from inspector_ha.common import retry
 from inspector_ha.common import timeutils
+from inspector_ha.db import api as db_api
 from inspector_ha.db import conflicts
 from inspector_ha.db import lookup
 from inspector_ha.db import migration
@@ -354,3 +357,33 @@ def test_the_entry_a_move_gives_times_the_next_one_as_the_history_would(
                               entered_at=nodes.entered(loop.node, on))
     read = store.transaction(nodes._entered_at, on.node)
     assert read == on.at and 0.1 <= given < 60
+
+
+def _synchronous(store):
+    """SQLite's ``synchronous`` on a connection of ``store``: 2 is FULL
+    (every commit synced), 1 NORMAL (only WAL checkpoints)."""
+    return store.transaction(
+        lambda conn: conn.exec_driver_sql('PRAGMA synchronous').scalar())
+
+
+def test_a_sqlite_store_syncs_every_commit_unless_told_not_to(db_url, stop):
+    policy = retry.RetryPolicy('database', 0, 0.05, stop, db_api.RETRYABLE)
+    synced = db_api.Store(db_url, policy)
+    checkpointed = db_api.Store(db_url, policy, sqlite_synchronous=False)
+    try:
+        assert _synchronous(synced) == 2
+        assert _synchronous(checkpointed) == 1
+    finally:
+        synced.dispose()
+        checkpointed.dispose()
+
+
+@pytest.mark.parametrize('value, expected', [(True, 2), (False, 1)])
+def test_the_service_store_follows_the_sqlite_synchronous_option(
+        service_conf, value, expected):
+    service_conf.set_override('sqlite_synchronous', value, group='database')
+    svc = service_mod.Service(service_conf)
+    try:
+        assert _synchronous(svc.store) == expected
+    finally:
+        svc.store.dispose()
