@@ -14,29 +14,11 @@ failover trials are not part of a phase.
 """
 
 import json
-import os
-import re
-import shlex
 import sys
 import tempfile
 
 import measure
 import run
-
-
-#: oslo.config's environment settings (not OS_PASSWORD and the like).
-SETTING = re.compile(r'^OS_[A-Z0-9_]+__[A-Z0-9_]+$')
-
-
-def _settings():
-    return {k: v for k, v in sorted(os.environ.items()) if SETTING.match(k)}
-
-
-def _command(argv, settings):
-    return ' '.join(['%s=%s' % (k, shlex.quote(v))
-                     for k, v in settings.items()] +
-                    ['.venv/bin/python', 'benchmarks/phase.py'] +
-                    [shlex.quote(a) for a in argv])
 
 
 def main(argv=None):
@@ -48,11 +30,9 @@ def main(argv=None):
     if args.out is None:
         sys.exit('phase.py: --out FILE is needed')
     args.profile_dir = None
-    settings = _settings()
     with tempfile.TemporaryDirectory(prefix='inspector-ha-bench-') as tmp:
         result = run.phase(argv[0], run.BATCH_PHASES[argv[0]], tmp, args)
-    result['meta'] = dict(run.meta(args, argv[1:]), environment=settings,
-                          command=_command(argv, settings))
+    result['meta'] = run.meta(args, argv, script='phase.py')
     args.out.write_text(json.dumps(result, indent=1) + '\n')
     print('%s: %.1f s, %.2f nodes/s, Ironic %.0f ms and the service %.1f '
           'ms of CPU per node, %s' % (

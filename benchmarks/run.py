@@ -10,12 +10,16 @@ Needs what the functional tests need (PostgreSQL, RabbitMQ and Redis on
 their standard loopback ports, Ironic's venv in .venv-ironic; see
 ``tools/install-test-deps.sh``). Creating the nodes in Ironic is not
 measured. Writes ``benchmarks/results/<date>.json`` and ``.md`` (or
-``--out``). Not a test: nothing passes or fails.
+``--out``). Not a test: nothing passes or fails. Settings in the
+environment (oslo.config's ``OS_<GROUP>__<OPTION>``) reach every process
+of every phase, 12.5's and Ironic's too; the results name them in
+``meta.environment`` and in the command.
 """
 
 import argparse
 import os
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
@@ -123,11 +127,31 @@ def code_under_test():
     return commit
 
 
-def meta(args, argv):
+#: oslo.config's environment settings (not OS_PASSWORD and the like).
+SETTING = re.compile(r'^OS_[A-Z0-9_]+__[A-Z0-9_]+$')
+
+
+def settings():
+    """oslo.config's settings in the environment: they reach every
+    process a run starts (the service's, Ironic's and 12.5's) and
+    override their configuration files."""
+    return {k: v for k, v in sorted(os.environ.items()) if SETTING.match(k)}
+
+
+def command(script, argv, environment):
+    """The command line that repeats a run, its settings first."""
+    return ' '.join(['%s=%s' % (k, shlex.quote(v))
+                     for k, v in environment.items()] +
+                    ['.venv/bin/python', 'benchmarks/%s' % script] +
+                    [shlex.quote(a) for a in argv])
+
+
+def meta(args, argv, script='run.py'):
     commit = code_under_test()
+    environment = settings()
     return {'date': time.strftime('%Y-%m-%d %H:%M:%S %Z'),
-            'command': '.venv/bin/python benchmarks/run.py ' +
-                       ' '.join(shlex.quote(a) for a in argv),
+            'command': command(script, argv, environment),
+            'environment': environment,
             'nodes': args.nodes, 'concurrency': args.concurrency,
             'poll_interval_s': args.poll_interval,
             'cores': os.cpu_count(),
