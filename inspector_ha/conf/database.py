@@ -23,13 +23,15 @@ OPTS = [
                 help='SQLite only (the embedded default): sync every '
                      'commit to disk (SQLite\'s synchronous=FULL), so that '
                      'no committed transaction is lost to a power loss or '
-                     'an operating-system crash. False syncs only when '
-                     'the write-ahead log is checkpointed '
-                     '(synchronous=NORMAL): the database stays '
-                     'consistent, but the transactions committed shortly '
-                     'before a power loss or an operating-system crash '
-                     'may roll back; a crash of the process loses none '
-                     'either way. Unlike oslo.db, false never means '
+                     'an operating-system crash (where the disk honours '
+                     'the sync). False syncs only when the write-ahead '
+                     'log is checkpointed (synchronous=NORMAL): the '
+                     'database stays consistent, but the transactions '
+                     'committed since the last checkpoint may roll back '
+                     'after a power loss or an operating-system crash; a '
+                     'crash of the process loses none either way. A '
+                     'database SQLite cannot keep in WAL mode stays '
+                     'FULL. Unlike oslo.db, false never means '
                      'synchronous=OFF, which can corrupt the file.'),
 ] + retry.retry_opts(
     'Attempts of a database call before giving up.',

@@ -28,11 +28,11 @@ if TYPE_CHECKING:
 #: deadlock victim; a whole transaction is retried after them.
 RETRYABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)
 
-#: SQLite's ``synchronous`` setting by ``[database] sqlite_synchronous``:
-#: every commit synced, or (WAL mode) only checkpoints, which keeps the
-#: file consistent but may roll back the last commits after a power loss
-#: or an operating-system crash, never after a crash of the process.
-SYNCHRONOUS = {True: 'FULL', False: 'NORMAL'}
+#: SQLite's ``PRAGMA synchronous`` value by ``[database]
+#: sqlite_synchronous`` (whose help says what each costs and risks).
+#: ``NORMAL`` is taken only where the write-ahead log is in effect, the
+#: mode in which SQLite keeps it consistent.
+SYNCHRONOUS_PRAGMA = {True: 'FULL', False: 'NORMAL'}
 
 _P = ParamSpec('_P')
 _T = TypeVar('_T')
@@ -77,9 +77,9 @@ class Store:
 
 
 def _create_engine(url: str, pool_size: int,
-                   sqlite_synchronous: bool = True) -> sa.Engine:
+                   sqlite_synchronous: bool) -> sa.Engine:
     if url.startswith('sqlite'):
-        return _sqlite_engine(url, SYNCHRONOUS[sqlite_synchronous])
+        return _sqlite_engine(url, SYNCHRONOUS_PRAGMA[sqlite_synchronous])
     # NOTE: no pool_pre_ping: it costs a round trip per transaction, and a
     # dead connection is handled anyway: the error invalidates the whole
     # pool and the transaction is retried (Store.transaction) on a new one.
@@ -89,7 +89,9 @@ def _create_engine(url: str, pool_size: int,
 
 def _sqlite_engine(url: str, synchronous: str) -> sa.Engine:
     """An engine on a SQLite file in WAL mode that syncs each commit
-    (``synchronous`` ``FULL``) or only its checkpoints (``NORMAL``)."""
+    (``synchronous`` ``FULL``) or only its checkpoints (``NORMAL``; a
+    database SQLite keeps out of WAL mode, in memory or on a file system
+    without shared memory, stays ``FULL``)."""
     engine = sa.create_engine(
         url, connect_args={'check_same_thread': False, 'timeout': 30})
 
@@ -99,8 +101,9 @@ def _sqlite_engine(url: str, synchronous: str) -> sa.Engine:
         # with _begin_immediate; a read outside one (a probe) autocommits.
         dbapi_conn.isolation_level = None
         with contextlib.closing(dbapi_conn.cursor()) as cur:
-            cur.execute('PRAGMA journal_mode=WAL')
-            cur.execute('PRAGMA synchronous=%s' % synchronous)
+            mode = cur.execute('PRAGMA journal_mode=WAL').fetchone()[0]
+            cur.execute('PRAGMA synchronous=%s' % (
+                synchronous if mode == 'wal' else 'FULL'))
             cur.execute('PRAGMA foreign_keys=ON')
 
     return engine

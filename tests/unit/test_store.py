@@ -366,16 +366,29 @@ def _synchronous(store):
         lambda conn: conn.exec_driver_sql('PRAGMA synchronous').scalar())
 
 
-def test_a_sqlite_store_syncs_every_commit_unless_told_not_to(db_url, stop):
+def _store(url, stop, **options):
     policy = retry.RetryPolicy('database', 0, 0.05, stop, db_api.RETRYABLE)
-    synced = db_api.Store(db_url, policy)
-    checkpointed = db_api.Store(db_url, policy, sqlite_synchronous=False)
+    return db_api.Store(url, policy, **options)
+
+
+def test_a_sqlite_store_syncs_every_commit_unless_told_not_to(store,
+                                                              db_url, stop):
+    assert _synchronous(store) == 2
+    checkpointed = _store(db_url, stop, sqlite_synchronous=False)
     try:
-        assert _synchronous(synced) == 2
         assert _synchronous(checkpointed) == 1
     finally:
-        synced.dispose()
         checkpointed.dispose()
+
+
+def test_a_sqlite_database_out_of_wal_mode_syncs_every_commit(stop):
+    in_memory = _store('sqlite://', stop, sqlite_synchronous=False)
+    try:
+        assert in_memory.transaction(lambda conn: conn.exec_driver_sql(
+            'PRAGMA journal_mode').scalar()) == 'memory'
+        assert _synchronous(in_memory) == 2
+    finally:
+        in_memory.dispose()
 
 
 @pytest.mark.parametrize('value, expected', [(True, 2), (False, 1)])
@@ -386,4 +399,4 @@ def test_the_service_store_follows_the_sqlite_synchronous_option(
     try:
         assert _synchronous(svc.store) == expected
     finally:
-        svc.store.dispose()
+        svc.shutdown()
