@@ -131,7 +131,7 @@ def code_under_test():
 SETTING = re.compile(r'^OS_[A-Z0-9_]+__[A-Z0-9_]+$')
 
 
-def settings():
+def oslo_environment():
     """oslo.config's settings in the environment: they reach every
     process a run starts (the service's, Ironic's and 12.5's) and
     override their configuration files."""
@@ -148,7 +148,7 @@ def command(script, argv, environment):
 
 def meta(args, argv, script='run.py'):
     commit = code_under_test()
-    environment = settings()
+    environment = oslo_environment()
     return {'date': time.strftime('%Y-%m-%d %H:%M:%S %Z'),
             'command': command(script, argv, environment),
             'environment': environment,
