@@ -28,10 +28,9 @@ if TYPE_CHECKING:
 #: deadlock victim; a whole transaction is retried after them.
 RETRYABLE = (exc.OperationalError, exc.InterfaceError, exc.TimeoutError)
 
-#: SQLite's ``PRAGMA synchronous`` value by ``[database]
-#: sqlite_synchronous`` (whose help says what each costs and risks).
-#: ``NORMAL`` is taken only where the write-ahead log is in effect, the
-#: mode in which SQLite keeps it consistent.
+#: SQLite's ``PRAGMA synchronous`` value: every commit synced, or only
+#: the write-ahead log's checkpoints (``[database] sqlite_synchronous``,
+#: whose help says what each costs and risks).
 SYNCHRONOUS_PRAGMA = {True: 'FULL', False: 'NORMAL'}
 
 _P = ParamSpec('_P')
@@ -79,7 +78,7 @@ class Store:
 def _create_engine(url: str, pool_size: int,
                    sqlite_synchronous: bool) -> sa.Engine:
     if url.startswith('sqlite'):
-        return _sqlite_engine(url, SYNCHRONOUS_PRAGMA[sqlite_synchronous])
+        return _sqlite_engine(url, sqlite_synchronous)
     # NOTE: no pool_pre_ping: it costs a round trip per transaction, and a
     # dead connection is handled anyway: the error invalidates the whole
     # pool and the transaction is retried (Store.transaction) on a new one.
@@ -87,11 +86,12 @@ def _create_engine(url: str, pool_size: int,
                             pool_size=pool_size, max_overflow=pool_size)
 
 
-def _sqlite_engine(url: str, synchronous: str) -> sa.Engine:
-    """An engine on a SQLite file in WAL mode that syncs each commit
-    (``synchronous`` ``FULL``) or only its checkpoints (``NORMAL``; a
-    database SQLite keeps out of WAL mode, in memory or on a file system
-    without shared memory, stays ``FULL``)."""
+def _sqlite_engine(url: str, synchronous: bool) -> sa.Engine:
+    """An engine on a SQLite file in WAL mode that syncs each commit or,
+    not ``synchronous``, only its checkpoints. SQLite keeps a file synced
+    that way consistent in WAL mode alone: a database it keeps out of WAL
+    mode (in memory, or on a file system without shared memory) syncs
+    each commit."""
     engine = sa.create_engine(
         url, connect_args={'check_same_thread': False, 'timeout': 30})
 
@@ -102,8 +102,8 @@ def _sqlite_engine(url: str, synchronous: str) -> sa.Engine:
         dbapi_conn.isolation_level = None
         with contextlib.closing(dbapi_conn.cursor()) as cur:
             mode = cur.execute('PRAGMA journal_mode=WAL').fetchone()[0]
-            cur.execute('PRAGMA synchronous=%s' % (
-                synchronous if mode == 'wal' else 'FULL'))
+            cur.execute('PRAGMA synchronous=%s' % SYNCHRONOUS_PRAGMA[
+                synchronous or mode != 'wal'])
             cur.execute('PRAGMA foreign_keys=ON')
 
     return engine
