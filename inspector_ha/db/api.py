@@ -5,7 +5,9 @@ an ORM session: every statement is a Core statement on the tables
 (:mod:`inspector_ha.db.statements`), and the session's unit of work and
 its execution path cost about 0.2 ms of CPU per transaction (measured on
 SQLite: 0.54-0.65 ms for a read and a conditional update through a
-session, 0.33-0.42 through a connection).
+session, 0.33-0.42 through a connection). On a SQLite file the store
+keeps its connections open between transactions itself
+(:mod:`inspector_ha.db.kept`), without SQLAlchemy's pool.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sqlalchemy as sa
 from sqlalchemy import event, exc
 
 from inspector_ha.common import retry
+from inspector_ha.db import kept as kept_mod
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -50,6 +53,8 @@ class Store:
         self.url = url
         self.engine = _create_engine(url, pool_size, sqlite_synchronous)
         self._sqlite = self.engine.dialect.name == 'sqlite'
+        self._kept = (kept_mod.KeptConnections(self.engine, pool_size)
+                      if _sqlite_file(url) else None)
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
         self._policy = policy
@@ -66,13 +71,43 @@ class Store:
 
     def _once(self, func: Callable[Concatenate[sa.Connection, _P], _T],
               *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        if self._kept is not None:
+            return _on_kept(self._kept, func, *args, **kwargs)
         with self.engine.begin() as connection:
             if self._sqlite:
                 _begin_immediate(connection)
             return func(connection, *args, **kwargs)
 
     def dispose(self) -> None:
+        if self._kept is not None:
+            self._kept.close()
         self.engine.dispose()
+
+
+def _on_kept(kept: kept_mod.KeptConnections,
+             func: Callable[Concatenate[sa.Connection, _P], _T],
+             *args: _P.args, **kwargs: _P.kwargs) -> _T:
+    """``func``'s transaction on a connection ``kept`` keeps, given back
+    once it committed, closed if it raised."""
+    connection = kept.take()
+    try:
+        with connection.begin():
+            _begin_immediate(connection)
+            result = func(connection, *args, **kwargs)
+    except BaseException:
+        connection.close()
+        raise
+    kept.give_back(connection)
+    return result
+
+
+def _sqlite_file(url: str) -> bool:
+    """Whether ``url`` is of a SQLite database in a file (not in memory:
+    each connection to that is a database of its own)."""
+    parsed = sa.engine.make_url(url)
+    return (parsed.get_backend_name() == 'sqlite' and
+            parsed.database not in (None, '', ':memory:') and
+            parsed.query.get('mode') != 'memory')
 
 
 def _create_engine(url: str, pool_size: int,
@@ -92,8 +127,12 @@ def _sqlite_engine(url: str, synchronous: bool) -> sa.Engine:
     that way consistent in WAL mode alone: a database it keeps out of WAL
     mode (in memory, or on a file system without shared memory) syncs
     each commit."""
+    # NOTE: the store keeps a file's connections (kept.KeptConnections);
+    # a database in memory keeps SQLAlchemy's default pool.
+    pool = {'poolclass': sa.pool.NullPool} if _sqlite_file(url) else {}
     engine = sa.create_engine(
-        url, connect_args={'check_same_thread': False, 'timeout': 30})
+        url, connect_args={'check_same_thread': False, 'timeout': 30},
+        **pool)
 
     @event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:

@@ -1,0 +1,133 @@
+"""The SQLite store keeps its connections open between transactions
+(inspector_ha.db.kept)."""
+
+import sqlite3
+import threading
+
+import pytest
+import sqlalchemy as sa
+
+from inspector_ha.common import retry
+from inspector_ha.db import api as db_api
+from inspector_ha.db import kept as kept_mod
+
+
+class _Failed(Exception):
+    pass
+
+
+def _driver(conn):
+    """The sqlite3 connection under ``conn``."""
+    return conn.connection.driver_connection
+
+
+def _fail(conn):
+    conn.exec_driver_sql("UPDATE nodes SET state = 'error'")
+    raise _Failed()
+
+
+@pytest.fixture
+def kept_on(db_url):
+    """``kept_on(most)``: a KeptConnections of a file's engine pooling
+    nothing, as the store builds it."""
+    engine = sa.create_engine(db_url, poolclass=sa.pool.NullPool)
+    yield lambda most: kept_mod.KeptConnections(engine, most)
+    engine.dispose()
+
+
+def test_a_sqlite_file_store_runs_the_next_transaction_on_the_same_connection(
+        store):
+    first = store.transaction(_driver)
+    assert store.transaction(_driver) is first
+
+
+def test_a_transaction_that_raised_closes_its_connection_not_keeping_it(
+        store):
+    failed = {}
+
+    def fail_on(conn):
+        failed['driver'] = _driver(conn)
+        _fail(conn)
+
+    with pytest.raises(_Failed):
+        store.transaction(fail_on)
+    assert store.transaction(_driver) is not failed['driver']
+    with pytest.raises(sqlite3.ProgrammingError, match='closed'):
+        failed['driver'].execute('SELECT 1')
+
+
+def test_what_a_transaction_that_raised_wrote_is_rolled_back(store,
+                                                             put_node):
+    uuid = put_node('waiting')
+    with pytest.raises(_Failed):
+        store.transaction(_fail)
+    assert store.transaction(lambda conn: conn.exec_driver_sql(
+        'SELECT state FROM nodes WHERE uuid = ?', (uuid,)).scalar()) == \
+        'waiting'
+
+
+def test_no_more_connections_are_kept_idle_than_asked_the_last_given_first(
+        kept_on):
+    kept = kept_on(2)
+    taken = [kept.take() for _ in range(3)]
+    for connection in taken:
+        kept.give_back(connection)
+    assert [c.closed for c in taken] == [False, False, True]
+    assert kept.take() is taken[1]
+
+
+def test_zero_keeps_every_connection_given_back(kept_on):
+    kept = kept_on(0)
+    taken = [kept.take() for _ in range(12)]
+    for connection in taken:
+        kept.give_back(connection)
+    assert not any(c.closed for c in taken)
+
+
+def test_closing_closes_the_idle_connections_and_those_given_back_later(
+        kept_on):
+    kept = kept_on(0)
+    idle, busy = kept.take(), kept.take()
+    kept.give_back(idle)
+    kept.close()
+    assert idle.closed and not busy.closed
+    kept.give_back(busy)
+    assert busy.closed
+
+
+def test_threads_share_the_kept_connections_and_lose_no_write(store):
+    store.transaction(lambda conn: conn.exec_driver_sql(
+        'CREATE TABLE counter (n INTEGER NOT NULL)'))
+    store.transaction(lambda conn: conn.exec_driver_sql(
+        'INSERT INTO counter VALUES (0)'))
+
+    def add_one(conn):
+        n = conn.exec_driver_sql('SELECT n FROM counter').scalar()
+        conn.exec_driver_sql('UPDATE counter SET n = ?', (n + 1,))
+
+    def work():
+        for _ in range(25):
+            store.transaction(add_one)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert store.transaction(lambda conn: conn.exec_driver_sql(
+        'SELECT n FROM counter').scalar()) == 200
+
+
+def test_a_sqlite_database_in_memory_keeps_its_one_connection_per_thread(
+        stop):
+    policy = retry.RetryPolicy('database', 0, 0.05, stop, db_api.RETRYABLE)
+    in_memory = db_api.Store('sqlite://', policy)
+    try:
+        in_memory.transaction(lambda conn: conn.exec_driver_sql(
+            'CREATE TABLE t (n INTEGER)'))
+        in_memory.transaction(lambda conn: conn.exec_driver_sql(
+            'INSERT INTO t VALUES (1)'))
+        assert in_memory.transaction(lambda conn: conn.exec_driver_sql(
+            'SELECT n FROM t').scalar()) == 1
+    finally:
+        in_memory.dispose()
