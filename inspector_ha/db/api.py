@@ -54,7 +54,8 @@ class Store:
         self.engine = _create_engine(url, pool_size, sqlite_synchronous)
         self._sqlite = self.engine.dialect.name == 'sqlite'
         self._kept = (kept_mod.KeptConnections(self.engine, pool_size)
-                      if _sqlite_file(url) else None)
+                      if isinstance(self.engine.pool, sa.pool.NullPool)
+                      else None)
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
         self._policy = policy
@@ -79,6 +80,8 @@ class Store:
             return func(connection, *args, **kwargs)
 
     def dispose(self) -> None:
+        """Close the engine and the kept connections; a transaction after
+        this opens a connection of its own and closes it."""
         if self._kept is not None:
             self._kept.close()
         self.engine.dispose()
@@ -87,13 +90,20 @@ class Store:
 def _on_kept(kept: kept_mod.KeptConnections,
              func: Callable[Concatenate[sa.Connection, _P], _T],
              *args: _P.args, **kwargs: _P.kwargs) -> _T:
-    """``func``'s transaction on a connection ``kept`` keeps, given back
-    once it committed, closed if it raised."""
+    """``func``'s transaction on a connection ``kept`` keeps; given back
+    once it committed or after an error of ``func``'s own (rolled back),
+    closed if the database failed or the transaction was interrupted."""
     connection = kept.take()
     try:
         with connection.begin():
             _begin_immediate(connection)
             result = func(connection, *args, **kwargs)
+    except exc.SQLAlchemyError:
+        connection.close()
+        raise
+    except Exception:
+        kept.give_back(connection)
+        raise
     except BaseException:
         connection.close()
         raise

@@ -28,32 +28,56 @@ def _fail(conn):
 
 @pytest.fixture
 def kept_on(db_url):
-    """``kept_on(most)``: a KeptConnections of a file's engine pooling
+    """``kept_on(max_idle)``: a KeptConnections of a file's engine pooling
     nothing, as the store builds it."""
     engine = sa.create_engine(db_url, poolclass=sa.pool.NullPool)
     yield lambda most: kept_mod.KeptConnections(engine, most)
     engine.dispose()
 
 
+def _connection(conn):
+    return conn
+
+
 def test_a_sqlite_file_store_runs_the_next_transaction_on_the_same_connection(
         store):
-    first = store.transaction(_driver)
-    assert store.transaction(_driver) is first
+    first = store.transaction(_connection)
+    assert store.transaction(_connection) is first
 
 
-def test_a_transaction_that_raised_closes_its_connection_not_keeping_it(
+def test_a_transaction_that_raised_an_error_of_its_own_keeps_its_connection(
         store):
+    first = store.transaction(_connection)
+    with pytest.raises(_Failed):
+        store.transaction(_fail)
+    assert store.transaction(_connection) is first
+
+
+def test_a_transaction_the_database_failed_closes_its_connection(store):
     failed = {}
 
-    def fail_on(conn):
+    def fail_in_the_database(conn):
+        failed['connection'] = conn
         failed['driver'] = _driver(conn)
-        _fail(conn)
+        conn.exec_driver_sql("INSERT INTO nodes (uuid) VALUES ('x')")
 
-    with pytest.raises(_Failed):
-        store.transaction(fail_on)
-    assert store.transaction(_driver) is not failed['driver']
+    with pytest.raises(sa.exc.IntegrityError):
+        store.transaction(fail_in_the_database)
+    assert store.transaction(_connection) is not failed['connection']
     with pytest.raises(sqlite3.ProgrammingError, match='closed'):
         failed['driver'].execute('SELECT 1')
+
+
+def test_an_interrupted_transaction_closes_its_connection(store):
+    taken = {}
+
+    def interrupted(conn):
+        taken['connection'] = conn
+        raise KeyboardInterrupt()
+
+    with pytest.raises(KeyboardInterrupt):
+        store.transaction(interrupted)
+    assert taken['connection'].closed
 
 
 def test_what_a_transaction_that_raised_wrote_is_rolled_back(store,
@@ -84,6 +108,15 @@ def test_zero_keeps_every_connection_given_back(kept_on):
     assert not any(c.closed for c in taken)
 
 
+def test_an_invalidated_connection_given_back_is_closed_not_kept(kept_on):
+    kept = kept_on(0)
+    connection = kept.take()
+    connection.invalidate()
+    kept.give_back(connection)
+    assert connection.closed
+    assert kept.take() is not connection
+
+
 def test_closing_closes_the_idle_connections_and_those_given_back_later(
         kept_on):
     kept = kept_on(0)
@@ -109,6 +142,8 @@ def test_threads_share_the_kept_connections_and_lose_no_write(store):
         for _ in range(25):
             store.transaction(add_one)
 
+    opened = []
+    sa.event.listen(store.engine, 'connect', lambda *_: opened.append(1))
     threads = [threading.Thread(target=work) for _ in range(8)]
     for thread in threads:
         thread.start()
@@ -116,9 +151,10 @@ def test_threads_share_the_kept_connections_and_lose_no_write(store):
         thread.join(60)
     assert store.transaction(lambda conn: conn.exec_driver_sql(
         'SELECT n FROM counter').scalar()) == 200
+    assert len(opened) <= 8
 
 
-def test_a_sqlite_database_in_memory_keeps_its_one_connection_per_thread(
+def test_a_sqlite_database_in_memory_keeps_its_data_between_transactions(
         stop):
     policy = retry.RetryPolicy('database', 0, 0.05, stop, db_api.RETRYABLE)
     in_memory = db_api.Store('sqlite://', policy)
