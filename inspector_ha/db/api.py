@@ -91,24 +91,34 @@ def _on_kept(kept: kept_mod.KeptConnections,
              func: Callable[Concatenate[sa.Connection, _P], _T],
              *args: _P.args, **kwargs: _P.kwargs) -> _T:
     """``func``'s transaction on a connection ``kept`` keeps; given back
-    once it committed or after an error of ``func``'s own (rolled back),
-    closed if the database failed or the transaction was interrupted."""
+    once it committed or after an error :func:`_fit_after` (rolled back),
+    else closed."""
     connection = kept.take()
     try:
         with connection.begin():
             _begin_immediate(connection)
             result = func(connection, *args, **kwargs)
-    except exc.SQLAlchemyError:
-        connection.close()
-        raise
-    except Exception:
-        kept.give_back(connection)
-        raise
-    except BaseException:
-        connection.close()
+    except BaseException as error:
+        if _fit_after(error):
+            kept.give_back(connection)
+        else:
+            connection.close()
         raise
     kept.give_back(connection)
     return result
+
+
+def _fit_after(error: BaseException) -> bool:
+    """Whether a connection whose transaction raised ``error`` is fit to
+    keep: after an error of the transaction's own or a constraint it
+    broke (a claim taken already, say), whose rollback then succeeded (a
+    failed rollback raises its own error instead); not after any other
+    database error, which may have broken the connection, nor after an
+    interrupt."""
+    if isinstance(error, exc.IntegrityError):
+        return True
+    return isinstance(error, Exception) and not isinstance(
+        error, exc.SQLAlchemyError)
 
 
 def _sqlite_file(url: str) -> bool:
@@ -174,9 +184,9 @@ def _begin_immediate(conn: sa.Connection) -> None:
     driver = cast(sqlite3.Connection, conn.connection.driver_connection)
     try:
         driver.execute('BEGIN IMMEDIATE')
-    except sqlite3.OperationalError as error:
-        raise exc.OperationalError('BEGIN IMMEDIATE', None,
-                                   error) from error
+    except sqlite3.Error as error:
+        raise exc.DBAPIError.instance('BEGIN IMMEDIATE', None, error,
+                                      sqlite3.Error) from error
 
 
 _IDLE_SETTINGS = {

@@ -11,9 +11,10 @@ connection beyond those is opened for its transaction and closed after
 it.
 
 A connection is closed, not kept, after its transaction failed in the
-database (a SQLAlchemy error: its rollback may have failed too) or was
-interrupted (an exception that is not an ``Exception``); after an error
-of the transaction's own, rolled back, it is kept.
+database (a SQLAlchemy error other than a broken constraint: the
+connection may be broken) or was interrupted (an exception that is not
+an ``Exception``); after an error of the transaction's own or a broken
+constraint, rolled back, it is kept.
 """
 
 import collections
@@ -29,7 +30,7 @@ class KeptConnections:
         self._engine = engine
         self._max_idle = max_idle
         # NOTE: deque's append and pop are atomic, so threads share it
-        # without a lock; two threads giving back at once may keep one
+        # without a lock; threads giving back at once may keep a few
         # more than ``max_idle`` for a while.
         self._idle: collections.deque[sa.Connection] = collections.deque()
         self._closed = False
@@ -43,9 +44,10 @@ class KeptConnections:
 
     def give_back(self, connection: sa.Connection) -> None:
         """Keep ``connection`` (its transaction ended) for the next one;
-        close it instead if as many are idle already, if it is closed or
-        invalidated, or if these are closed."""
+        close it instead if as many are idle already, if it is closed,
+        invalidated or still in a transaction, or if these are closed."""
         if (self._closed or connection.closed or connection.invalidated or
+                connection.in_transaction() or
                 0 < self._max_idle <= len(self._idle)):
             connection.close()
             return
