@@ -9,10 +9,11 @@ the store, not by the lock.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 from urllib import parse
 
@@ -74,54 +75,63 @@ class Coordinator:
         return self.lock('node.' + uuid)
 
     # The group API of tooz, as membership and the status command use it;
-    # none of these retries (callers wrap them in :meth:`call`).
+    # none of these retries (callers wrap them in :meth:`call`), and each
+    # raises only tooz's errors (:func:`_tooz_errors_only`).
 
     def join_group(self, group: bytes, capabilities: bytes) -> None:
         """Join ``group`` (creating it if needed); already a member is
         fine."""
-        try:
-            self._coord.join_group(group, capabilities).get()
-        except coordination.GroupNotCreated:
+        with _tooz_errors_only():
             try:
-                self._coord.create_group(group).get()
-            except coordination.GroupAlreadyExist:
+                self._coord.join_group(group, capabilities).get()
+            except coordination.GroupNotCreated:
+                try:
+                    self._coord.create_group(group).get()
+                except coordination.GroupAlreadyExist:
+                    pass
+                self._coord.join_group(group, capabilities).get()
+            except coordination.MemberAlreadyExist:
                 pass
-            self._coord.join_group(group, capabilities).get()
-        except coordination.MemberAlreadyExist:
-            pass
 
     def leave_group(self, group: bytes, timeout: float) -> None:
-        self._coord.leave_group(group).get(timeout=timeout)
+        with _tooz_errors_only():
+            self._coord.leave_group(group).get(timeout=timeout)
 
     def watch_leave_group(self, group: bytes,
                           callback: Callable[[Any], None]) -> None:
         self._coord.watch_leave_group(group, callback)
 
     def run_watchers(self) -> Any:
-        return self._coord.run_watchers()
+        with _tooz_errors_only():
+            return self._coord.run_watchers()
 
     def update_capabilities(self, group: bytes,
                             capabilities: bytes) -> None:
         """Raises ``tooz.NotImplemented`` where the backend has none."""
-        self._coord.update_capabilities(group, capabilities).get()
+        with _tooz_errors_only():
+            self._coord.update_capabilities(group, capabilities).get()
 
     def member_ids(self, group: bytes,
                    timeout: float | None = None) -> set[bytes]:
         """The members of ``group`` (bytes ids), waiting at most
         ``timeout`` seconds for the answer."""
-        return self._coord.get_members(group).get(timeout=timeout)
+        with _tooz_errors_only():
+            return self._coord.get_members(group).get(timeout=timeout)
 
     def members(self, group: bytes) -> dict[str, Any]:
         """``{member_id: capabilities}`` of ``group`` (JSON-decoded)."""
         result: dict[str, Any] = {}
         for member in self.member_ids(group):
-            caps = self._coord.get_member_capabilities(group, member).get()
+            with _tooz_errors_only():
+                caps = self._coord.get_member_capabilities(group,
+                                                           member).get()
             result[member.decode()] = json.loads(caps or b'{}')
         return result
 
     def ping(self, timeout: float) -> None:
         """One bounded round trip to the backend."""
-        self._coord.get_groups().get(timeout=timeout)
+        with _tooz_errors_only():
+            self._coord.get_groups().get(timeout=timeout)
 
 
 class _Lock:
@@ -143,6 +153,27 @@ class _Lock:
         except coordination.ToozError as exc:
             LOG.warning('Lock release failed (it will expire): %s', exc)
             return False
+
+
+@contextlib.contextmanager
+def _tooz_errors_only() -> Iterator[None]:
+    """Hand on tooz's errors; any other is the backend's client failing.
+
+    tooz 9's redis driver returns its group calls' results without
+    translating the client's errors, so a Redis gone between two calls
+    surfaced as ``redis.exceptions.ConnectionError``, which no retry
+    policy counted and which stopped a worker without naming the
+    backend. Every such error becomes a :class:`ToozConnectionError`,
+    which the ``coordination`` policy retries and then reports as
+    ``coordination unavailable``.
+    """
+    try:
+        yield
+    except coordination.ToozError:
+        raise
+    except Exception as exc:
+        raise coordination.ToozConnectionError(
+            'coordination backend failed: %r' % exc) from exc
 
 
 def with_timeout(url: str, timeout: float) -> str:

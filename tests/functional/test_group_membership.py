@@ -2,14 +2,18 @@
 ZooKeeper): a member dropped from the group while it had something new
 to show (a paused leader's fenced writes) keeps running, joins again and
 shows it (doc/guarantees.md E3, E9). And on those and ``file://``, the
-count of live workers that [worker] cluster_concurrency divides by."""
+count of live workers that [worker] cluster_concurrency divides by.
+And a Redis gone between two group calls fails each as tooz's connection
+error, which the coordination retry policy counts."""
 
 import pytest
+from tooz import coordination
 
 from inspector_ha.common import lifecycle
 from inspector_ha.coordination import membership
 
 import members as members_mod
+import private
 
 
 def _backend_url(request, backend):
@@ -77,3 +81,45 @@ def test_each_worker_learns_how_many_workers_live_for_its_share(
     finally:
         for the_coordinator in coordinators:
             the_coordinator.stop()
+
+
+@pytest.fixture
+def private_redis(obtain_backend):
+    server = private.Redis()
+    try:
+        yield obtain_backend(server.start)
+    finally:
+        server.close()
+
+
+def test_a_redis_gone_fails_every_group_call_as_a_tooz_connection_error(
+        private_redis):
+    """tooz 9's redis driver hands its group calls' results back with
+    redis's own errors, which no retry policy counted: a watch whose probe
+    passed just before Redis went stopped a worker without naming
+    coordination (CI of stop 35). Each call takes redis-py's own retries
+    (3-4 s)."""
+    the_coordinator = members_mod.coordinator_at(private_redis.url)
+    try:
+        members_mod.member(the_coordinator).enter()
+        private_redis.stop()
+        calls = {
+            'run_watchers': the_coordinator.run_watchers,
+            'update_capabilities': lambda: the_coordinator.
+            update_capabilities(membership.GROUP, b'{}'),
+            'join_group': lambda: the_coordinator.join_group(
+                membership.GROUP, b'{}'),
+            'members': lambda: the_coordinator.members(membership.GROUP)}
+        raised = {name: _raised(call) for name, call in calls.items()}
+        assert all(isinstance(exc, coordination.ToozConnectionError)
+                   for exc in raised.values()), raised
+    finally:
+        the_coordinator.stop(timeout=1)
+
+
+def _raised(call):
+    try:
+        call()
+    except Exception as exc:
+        return exc
+    return None
