@@ -64,8 +64,8 @@ class Coordinator:
     def _stop(self) -> None:
         try:
             self._coord.stop()
-        except coordination.ToozError as exc:
-            LOG.warning('Coordinator did not stop cleanly: %s', exc)
+        except Exception as exc:
+            LOG.warning('Coordinator did not stop cleanly: %r', exc)
 
     def lock(self, name: str) -> _Lock:
         return _Lock(self._coord.get_lock((PREFIX + name).encode('utf-8')),
@@ -99,7 +99,11 @@ class Coordinator:
 
     def watch_leave_group(self, group: bytes,
                           callback: Callable[[Any], None]) -> None:
-        self._coord.watch_leave_group(group, callback)
+        """Call ``callback`` from :meth:`run_watchers` when a member of
+        ``group`` leaves; its own errors come out of that call as they
+        are, not as the backend's."""
+        with _tooz_errors_only():
+            self._coord.watch_leave_group(group, _own_errors(callback))
 
     def run_watchers(self) -> Any:
         with _tooz_errors_only():
@@ -142,10 +146,10 @@ class _Lock:
         self._policy = policy
 
     def try_acquire(self) -> bool:
+        """Take the lock if it is free. (No blocking acquire is offered:
+        with a timeout, the ZooKeeper and etcd drivers raise their
+        client's own errors where the lock stays taken.)"""
         return self._policy.call(self._lock.acquire, blocking=False)
-
-    def acquire(self, timeout: float) -> bool:
-        return self._policy.call(self._lock.acquire, blocking=timeout)
 
     def release(self) -> bool:
         try:
@@ -155,9 +159,27 @@ class _Lock:
             return False
 
 
+class _CallbackFailed(Exception):
+    """A watcher's own error, carried through tooz unchanged."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _own_errors(callback: Callable[[Any], None]) -> Callable[[Any], None]:
+    def watcher(event: Any) -> None:
+        try:
+            callback(event)
+        except Exception as exc:
+            raise _CallbackFailed(exc) from exc
+    return watcher
+
+
 @contextlib.contextmanager
 def _tooz_errors_only() -> Iterator[None]:
-    """Hand on tooz's errors; any other is the backend's client failing.
+    """Hand on tooz's errors and a watcher's own; any other is the
+    backend's client failing.
 
     tooz 9's redis driver returns its group calls' results without
     translating the client's errors, so a Redis gone between two calls
@@ -171,6 +193,8 @@ def _tooz_errors_only() -> Iterator[None]:
         yield
     except coordination.ToozError:
         raise
+    except _CallbackFailed as exc:
+        raise exc.error from None
     except Exception as exc:
         raise coordination.ToozConnectionError(
             'coordination backend failed: %r' % exc) from exc

@@ -10,6 +10,8 @@ from inspector_ha.common import retry
 from inspector_ha.coordination import tooz_backend
 
 T = TypeVar('T')
+#: Seconds between tries for the lock another worker holds.
+LOCK_POLL = 0.1
 
 
 class RebootThrottle:
@@ -30,8 +32,8 @@ class RebootThrottle:
         if self._quantum <= 0:
             return func(*args)
         lock = self._coordinator.lock('reboot')
-        while not lock.acquire(timeout=1.0):
-            if self._stop.is_set():
+        while not lock.try_acquire():
+            if self._stop.wait(LOCK_POLL):
                 raise retry.Interrupted('reboot throttle')
         try:
             if self._stop.wait(self._quantum):

@@ -1,10 +1,13 @@
-"""Session-wide private servers for the functional tests: ZooKeeper and
-Ironic; and a fresh database of the service's schema on each database it
-runs on.  Skip-or-fail logic: ``obtain`` in ``tests/conftest.py``."""
+"""Session-wide private servers for the functional tests: ZooKeeper,
+etcd and Ironic; each coordination backend that holds locks across
+processes in turn; and a fresh database of the service's schema on each
+database it runs on.  Skip-or-fail logic: ``obtain`` in
+``tests/conftest.py``."""
 
 import pytest
 
 import backends
+import private
 from inspector_ha.db import migration
 
 
@@ -28,6 +31,26 @@ def zookeeper(obtain_backend):
         yield obtain_backend(server.start)
     finally:
         server.close()
+
+
+@pytest.fixture(scope='session')
+def etcd_url(obtain_backend):
+    """A private etcd's tooz URL, stopped at the end."""
+    server = private.Etcd()
+    try:
+        yield obtain_backend(server.start).url
+    finally:
+        server.close()
+
+
+@pytest.fixture(params=['redis', 'zookeeper', 'etcd'])
+def coordination_url(request):
+    """The tooz URL of Redis, ZooKeeper and etcd in turn."""
+    if request.param == 'redis':
+        return request.getfixturevalue('redis_url')
+    if request.param == 'zookeeper':
+        return request.getfixturevalue('zookeeper').url
+    return request.getfixturevalue('etcd_url')
 
 
 @pytest.fixture(scope='session')

@@ -4,7 +4,8 @@ to show (a paused leader's fenced writes) keeps running, joins again and
 shows it (doc/guarantees.md E3, E9). And on those and ``file://``, the
 count of live workers that [worker] cluster_concurrency divides by.
 And a Redis gone between two group calls fails each as tooz's connection
-error, which the coordination retry policy counts."""
+error, which the coordination retry policy counts, while a watcher's own
+error stays its own."""
 
 import pytest
 from tooz import coordination
@@ -92,7 +93,7 @@ def private_redis(obtain_backend):
         server.close()
 
 
-def test_a_redis_gone_fails_every_group_call_as_a_tooz_connection_error(
+def test_a_redis_gone_fails_the_group_calls_as_tooz_connection_errors(
         private_redis):
     """tooz 9's redis driver hands its group calls' results back with
     redis's own errors, which no retry policy counted: a watch whose probe
@@ -109,12 +110,36 @@ def test_a_redis_gone_fails_every_group_call_as_a_tooz_connection_error(
             update_capabilities(membership.GROUP, b'{}'),
             'join_group': lambda: the_coordinator.join_group(
                 membership.GROUP, b'{}'),
+            'watch_leave_group': lambda: the_coordinator.watch_leave_group(
+                membership.WORKERS, print),
             'members': lambda: the_coordinator.members(membership.GROUP)}
         raised = {name: _raised(call) for name, call in calls.items()}
         assert all(isinstance(exc, coordination.ToozConnectionError)
                    for exc in raised.values()), raised
     finally:
-        the_coordinator.stop(timeout=1)
+        private_redis.start()
+        the_coordinator.stop()
+
+
+def test_a_watchers_own_error_comes_out_of_run_watchers_as_it_is(
+        tmp_path):
+    """Not as the backend's (which the retry policy would count and
+    report as coordination unavailable)."""
+    url = 'file://%s' % tmp_path
+    watching, leaving = (members_mod.coordinator_at(url) for _ in range(2))
+    try:
+        for the_coordinator in (watching, leaving):
+            the_coordinator.join_group(membership.GROUP, b'{}')
+
+        def watcher(event):
+            raise ValueError('a bug in the watcher')
+        watching.watch_leave_group(membership.GROUP, watcher)
+        leaving.leave_group(membership.GROUP, 5)
+        with pytest.raises(ValueError, match='a bug in the watcher'):
+            watching.run_watchers()
+    finally:
+        for the_coordinator in (watching, leaving):
+            the_coordinator.stop()
 
 
 def _raised(call):

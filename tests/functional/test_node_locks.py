@@ -10,9 +10,7 @@ import threading
 import time
 import uuid as uuidlib
 
-import pytest
 
-import private
 from inspector_ha.common import retry
 from inspector_ha.coordination import tooz_backend
 
@@ -32,24 +30,6 @@ assert coordinator.node_lock(sys.argv[2]).try_acquire()
 print('held', flush=True)
 threading.Event().wait()
 ''' % LEASE
-
-
-@pytest.fixture(scope='module')
-def etcd_url(obtain_backend):
-    server = private.Etcd()
-    try:
-        yield obtain_backend(server.start).url
-    finally:
-        server.close()
-
-
-@pytest.fixture(params=['redis', 'zookeeper', 'etcd'])
-def coordination_url(request):
-    if request.param == 'redis':
-        return request.getfixturevalue('redis_url')
-    if request.param == 'zookeeper':
-        return request.getfixturevalue('zookeeper').url
-    return request.getfixturevalue('etcd_url')
 
 
 def _coordinator(url):
