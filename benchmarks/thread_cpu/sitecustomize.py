@@ -7,7 +7,7 @@ the functions of :data:`TARGETS` (and ``Store.transaction``, keyed by the
 function it runs, and the Ironic facade's calls, keyed by call) so that
 each call adds the CPU time its thread spent inside (inclusive) to a
 table, with the cyclic garbage collector's CPU per generation and each
-thread's CPU by thread name, written every 5 s to
+thread's CPU by thread name (or class), in ms, written every 5 s to
 ``$THREAD_CPU_DIR/<program>-<pid>.txt``::
 
     THREAD_CPU_DIR=/tmp/cpu PYTHONPATH=benchmarks/thread_cpu \\
@@ -98,7 +98,7 @@ def _write(path):
         key, calls, seconds * 1000, seconds * 1000 / calls)
         for key, (calls, seconds) in sorted(
             _TOTALS.items(), key=lambda item: -item[1][1])]
-    lines.append('process CPU %.1f s' % time.process_time())
+    lines.append('process CPU %.0f ms' % (time.process_time() * 1000))
     lines += _by_thread()
     with open(path, 'w') as out:
         out.write('\n'.join(lines) + '\n')
@@ -107,7 +107,7 @@ def _write(path):
 def _by_thread():
     """Each live thread's CPU (its name, from /proc), most first; the
     names of Python threads are those given to ``threading``."""
-    names = {thread.native_id: thread.name
+    names = {thread.native_id: _thread_name(thread)
              for thread in threading.enumerate()}
     ticks = os.sysconf('SC_CLK_TCK')
     used = collections.Counter()
@@ -119,8 +119,16 @@ def _by_thread():
             continue
         name = names.get(int(task), 'native %s' % task)
         used[name.rstrip('0123456789_-')] += (
-            int(fields[11]) + int(fields[12])) / ticks
-    return ['thread %-51s %10.1f s' % item for item in used.most_common()]
+            int(fields[11]) + int(fields[12])) * 1000 / ticks
+    return ['thread %-51s %10.0f ms' % item for item in used.most_common()]
+
+
+def _thread_name(thread):
+    """Its name; for a thread named only by its number, its class."""
+    if not thread.name.startswith('Thread-') or '(' in thread.name:
+        return thread.name
+    return 'Thread of %s.%s' % (type(thread).__module__,
+                                type(thread).__qualname__)
 
 
 def _count_gc():
