@@ -2,7 +2,9 @@
 
 A member that leaves (or whose heartbeat lapses) makes every process
 reset its leaderships and campaign again (the reset flag of
-doc/design.md); growth of the group changes nothing.
+doc/design.md); growth of the group changes nothing. The probe of each
+``watch_period`` lists the group and tells who left since the last one
+(tooz's own watchers would list it a second time).
 
 Worker processes also join :data:`WORKERS`, whose size gives each its
 share of ``[worker] cluster_concurrency``
@@ -59,12 +61,14 @@ class Membership(threading.Thread):
         self._basics: dict[str, Any] = {'host': host, 'pid': os.getpid(),
                         'version': _version(), 'roles': list(roles)}
         self.capabilities = dict(self._basics)
+        #: The members the last probe saw.
+        self._seen: set[bytes] = set()
 
     def enter(self) -> None:
-        """Join the group and watch it; call before ``start()``."""
+        """Join the group and see who is in it; call before ``start()``."""
         caps = json.dumps(self.capabilities).encode()
         self._coord.call(self._coord.join_group, GROUP, caps)
-        self._coord.call(self._coord.watch_leave_group, GROUP, self._left)
+        self._seen = self._coord.call(self._member_ids, GROUP)
         if self._is_worker:
             self._coord.call(self._count_workers if self._on_workers
                              else self._join_workers)
@@ -73,10 +77,14 @@ class Membership(threading.Thread):
     def _is_worker(self) -> bool:
         return 'worker' in self._basics['roles']
 
-    def _left(self, event: Any) -> None:
-        LOG.info('Member %s left; resetting leaderships',
-                 event.member_id.decode())
-        self._on_shrink()
+    def _note_leavers(self, members: set[bytes]) -> None:
+        """Reset the leaderships if a member seen last time is gone."""
+        left, self._seen = self._seen - members, members
+        for member in sorted(left):
+            LOG.info('Member %s left; resetting leaderships',
+                     member.decode())
+        if left:
+            self._on_shrink()
 
     def run(self) -> None:
         try:
@@ -93,7 +101,6 @@ class Membership(threading.Thread):
             self._coord.call(self._probe)
             if self._is_worker and self._on_workers is not None:
                 self._coord.call(self._count_workers)
-            self._coord.call(self._coord.run_watchers)
             self._publish_counters()
         except retry.BackendUnavailable as exc:
             self._unreachable(exc)
@@ -131,7 +138,8 @@ class Membership(threading.Thread):
         self.capabilities = shown
 
     def _probe(self) -> None:
-        """Prove the backend answers within the lease; rejoin if expelled.
+        """Prove the backend answers within the lease; rejoin if expelled;
+        note who left.
 
         Some drivers (kazoo for ZooKeeper) block rather than fail while
         disconnected; a bounded round trip turns that into an error that
@@ -141,11 +149,13 @@ class Membership(threading.Thread):
         the group (the others reset their leaderships): it joins again.
         """
         members = self._member_ids(GROUP)
-        if self._coord.member_id.encode() not in members:
+        me = self._coord.member_id.encode()
+        if me not in members:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
+        self._note_leavers(members | {me})
 
     def _member_ids(self, group: bytes,
                     absent_ok: bool = False) -> set[bytes]:

@@ -97,18 +97,6 @@ class Coordinator:
         with _tooz_errors_only():
             self._coord.leave_group(group).get(timeout=timeout)
 
-    def watch_leave_group(self, group: bytes,
-                          callback: Callable[[Any], None]) -> None:
-        """Call ``callback`` from :meth:`run_watchers` when a member of
-        ``group`` leaves; its own errors come out of that call as they
-        are, not as the backend's."""
-        with _tooz_errors_only():
-            self._coord.watch_leave_group(group, _own_errors(callback))
-
-    def run_watchers(self) -> Any:
-        with _tooz_errors_only():
-            return self._coord.run_watchers()
-
     def update_capabilities(self, group: bytes,
                             capabilities: bytes) -> None:
         """Raises ``tooz.NotImplemented`` where the backend has none."""
@@ -159,27 +147,9 @@ class _Lock:
             return False
 
 
-class _CallbackFailed(Exception):
-    """A watcher's own error, carried through tooz unchanged."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(error)
-        self.error = error
-
-
-def _own_errors(callback: Callable[[Any], None]) -> Callable[[Any], None]:
-    def watcher(event: Any) -> None:
-        try:
-            callback(event)
-        except Exception as exc:
-            raise _CallbackFailed(exc) from exc
-    return watcher
-
-
 @contextlib.contextmanager
 def _tooz_errors_only() -> Iterator[None]:
-    """Hand on tooz's errors and a watcher's own; any other is the
-    backend's client failing.
+    """Hand on tooz's errors; any other is the backend's client failing.
 
     tooz 9's redis driver returns its group calls' results without
     translating the client's errors, so a Redis gone between two calls
@@ -193,8 +163,6 @@ def _tooz_errors_only() -> Iterator[None]:
         yield
     except coordination.ToozError:
         raise
-    except _CallbackFailed as exc:
-        raise exc.error from None
     except Exception as exc:
         raise coordination.ToozConnectionError(
             'coordination backend failed: %r' % exc) from exc

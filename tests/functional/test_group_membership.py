@@ -3,15 +3,14 @@ ZooKeeper): a member dropped from the group while it had something new
 to show (a paused leader's fenced writes) keeps running, joins again and
 shows it (doc/guarantees.md E3, E9). And on those and ``file://``, the
 count of live workers that [worker] cluster_concurrency divides by.
-And a Redis gone between two group calls fails each as tooz's connection
-error, which the coordination retry policy counts, while a watcher's own
-error stays its own."""
+Every member's probe tells who left. And a Redis gone between two group
+calls fails each with an error the coordination retry policy counts."""
 
 import pytest
-from tooz import coordination
 
 from inspector_ha.common import lifecycle
 from inspector_ha.coordination import membership
+from inspector_ha.coordination import tooz_backend
 
 import members as members_mod
 import private
@@ -84,6 +83,31 @@ def test_each_worker_learns_how_many_workers_live_for_its_share(
             the_coordinator.stop()
 
 
+def test_a_member_that_leaves_resets_the_others_leaderships_at_their_probe(
+        any_backend_url):
+    """Once per probe that finds members gone, not when one joins."""
+    shrinks = []
+    coordinators = [members_mod.coordinator_at(any_backend_url)
+                    for _ in range(3)]
+    try:
+        watching = members_mod.member(
+            coordinators[0], on_shrink=lambda: shrinks.append(1))
+        others = [members_mod.member(c) for c in coordinators[1:]]
+        watching.enter()
+        for member in others:
+            member.enter()
+        watching._watch_once()
+        assert shrinks == []
+        for member in others:
+            member.leave()
+        watching._watch_once()
+        watching._watch_once()
+        assert shrinks == [1]
+    finally:
+        for the_coordinator in coordinators:
+            the_coordinator.stop()
+
+
 @pytest.fixture
 def private_redis(obtain_backend):
     server = private.Redis()
@@ -93,53 +117,32 @@ def private_redis(obtain_backend):
         server.close()
 
 
-def test_a_redis_gone_fails_the_group_calls_as_tooz_connection_errors(
+def test_a_redis_gone_fails_each_group_call_as_the_retry_policy_counts(
         private_redis):
     """tooz 9's redis driver hands its group calls' results back with
     redis's own errors, which no retry policy counted: a watch whose probe
-    passed just before Redis went stopped a worker without naming
-    coordination (CI of stop 35). Each call takes redis-py's own retries
-    (3-4 s)."""
+    passed just before Redis went (and whose tooz watchers then listed the
+    group again) stopped a worker without naming coordination (CI of stop
+    35). Each call takes redis-py's own retries (3-4 s)."""
     the_coordinator = members_mod.coordinator_at(private_redis.url)
     try:
         members_mod.member(the_coordinator).enter()
         private_redis.stop()
         calls = {
-            'run_watchers': the_coordinator.run_watchers,
+            'member_ids': lambda: the_coordinator.member_ids(
+                membership.GROUP, 5),
             'update_capabilities': lambda: the_coordinator.
             update_capabilities(membership.GROUP, b'{}'),
             'join_group': lambda: the_coordinator.join_group(
                 membership.GROUP, b'{}'),
-            'watch_leave_group': lambda: the_coordinator.watch_leave_group(
-                membership.WORKERS, print),
-            'members': lambda: the_coordinator.members(membership.GROUP)}
+            'leave_group': lambda: the_coordinator.leave_group(
+                membership.WORKERS, 5)}
         raised = {name: _raised(call) for name, call in calls.items()}
-        assert all(isinstance(exc, coordination.ToozConnectionError)
+        assert all(isinstance(exc, tooz_backend.RETRYABLE)
                    for exc in raised.values()), raised
     finally:
         private_redis.start()
         the_coordinator.stop()
-
-
-def test_a_watchers_own_error_comes_out_of_run_watchers_as_it_is(
-        tmp_path):
-    """Not as the backend's (which the retry policy would count and
-    report as coordination unavailable)."""
-    url = 'file://%s' % tmp_path
-    watching, leaving = (members_mod.coordinator_at(url) for _ in range(2))
-    try:
-        for the_coordinator in (watching, leaving):
-            the_coordinator.join_group(membership.GROUP, b'{}')
-
-        def watcher(event):
-            raise ValueError('a bug in the watcher')
-        watching.watch_leave_group(membership.GROUP, watcher)
-        leaving.leave_group(membership.GROUP, 5)
-        with pytest.raises(ValueError, match='a bug in the watcher'):
-            watching.run_watchers()
-    finally:
-        for the_coordinator in (watching, leaving):
-            the_coordinator.stop()
 
 
 def _raised(call):
