@@ -77,14 +77,13 @@ class Membership(threading.Thread):
     def _is_worker(self) -> bool:
         return 'worker' in self._basics['roles']
 
-    def _note_leavers(self, members: set[bytes]) -> None:
-        """Reset the leaderships if a member seen last time is gone."""
+    def _note_leavers(self, members: set[bytes]) -> bool:
+        """Whether a member seen last time is gone (each is logged)."""
         left, self._seen = self._seen - members, members
         for member in sorted(left):
             LOG.info('Member %s left; resetting leaderships',
                      member.decode())
-        if left:
-            self._on_shrink()
+        return bool(left)
 
     def run(self) -> None:
         try:
@@ -98,7 +97,11 @@ class Membership(threading.Thread):
 
     def _watch_once(self) -> None:
         try:
-            self._coord.call(self._probe)
+            # NOTE: on_shrink runs outside the retry policy: an error of
+            # its own is not the backend's, and a retried probe would not
+            # see the leavers again.
+            if self._coord.call(self._probe):
+                self._on_shrink()
             if self._is_worker and self._on_workers is not None:
                 self._coord.call(self._count_workers)
             self._publish_counters()
@@ -137,9 +140,9 @@ class Membership(threading.Thread):
             return
         self.capabilities = shown
 
-    def _probe(self) -> None:
+    def _probe(self) -> bool:
         """Prove the backend answers within the lease; rejoin if expelled;
-        note who left.
+        whether a member left since the last probe.
 
         Some drivers (kazoo for ZooKeeper) block rather than fail while
         disconnected; a bounded round trip turns that into an error that
@@ -155,7 +158,7 @@ class Membership(threading.Thread):
                         'heartbeat lapsed); joining again')
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
-        self._note_leavers(members | {me})
+        return self._note_leavers(members | {me})
 
     def _member_ids(self, group: bytes,
                     absent_ok: bool = False) -> set[bytes]:

@@ -6,6 +6,8 @@ count of live workers that [worker] cluster_concurrency divides by.
 Every member's probe tells who left. And a Redis gone between two group
 calls fails each with an error the coordination retry policy counts."""
 
+import uuid as uuidlib
+
 import pytest
 
 from inspector_ha.common import lifecycle
@@ -17,11 +19,14 @@ import private
 
 
 def _backend_url(request, backend):
+    """A URL whose groups no other test sees (ZooKeeper: a namespace of
+    the test's own on the session's server)."""
     if backend == 'file':
         return 'file://%s' % request.getfixturevalue('tmp_path')
     if backend == 'redis':
         return request.getfixturevalue('redis_url')
-    return request.getfixturevalue('zookeeper').url
+    return '%s?namespace=test-%s' % (
+        request.getfixturevalue('zookeeper').url, uuidlib.uuid4().hex)
 
 
 @pytest.fixture(params=['redis', 'zookeeper'])
@@ -43,10 +48,11 @@ def coordinator(backend_url):
 
 def test_a_dropped_member_shows_its_new_counters_once_it_joins_again(
         coordinator):
-    shown = {}
+    """And it does not take itself for a member that left."""
+    shown, shrinks = {}, []
     life = lifecycle.Lifecycle()
     member = members_mod.member(coordinator, shown=lambda: dict(shown),
-                                life=life)
+                                life=life, on_shrink=lambda: shrinks.append(1))
     member.enter()
     coordinator.leave_group(membership.GROUP, 5)
     shown['fenced_writes'] = {'timeout': 1}
@@ -55,6 +61,7 @@ def test_a_dropped_member_shows_its_new_counters_once_it_joins_again(
     caps = membership.members(coordinator)[coordinator.member_id]
     assert caps['fenced_writes'] == {'timeout': 1}
     assert life.failure is None
+    assert shrinks == []
 
 
 def test_each_worker_learns_how_many_workers_live_for_its_share(
@@ -136,7 +143,8 @@ def test_a_redis_gone_fails_each_group_call_as_the_retry_policy_counts(
             'join_group': lambda: the_coordinator.join_group(
                 membership.GROUP, b'{}'),
             'leave_group': lambda: the_coordinator.leave_group(
-                membership.WORKERS, 5)}
+                membership.WORKERS, 5),
+            'members': lambda: the_coordinator.members(membership.GROUP)}
         raised = {name: _raised(call) for name, call in calls.items()}
         assert all(isinstance(exc, tooz_backend.RETRYABLE)
                    for exc in raised.values()), raised
