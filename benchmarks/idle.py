@@ -11,7 +11,10 @@ over the next ``--window`` seconds: what every member's background
 which a batch's own CPU includes. Compare runs back to back,
 alternating (``PYTHONPATH=<worktree>`` imports another checkout). With
 ``THREAD_CPU_DIR`` and ``benchmarks/thread_cpu`` on ``PYTHONPATH`` as
-well, ``--tables DIR`` copies its tables at both ends of the window.
+well, ``--tables DIR`` copies its tables at both ends of the window
+(start from an empty ``THREAD_CPU_DIR``: the whole directory is copied;
+the tables are rewritten every 5 s, so take a window of a multiple of
+5 s). A process that exits during the window shows a negative share.
 """
 
 import argparse
