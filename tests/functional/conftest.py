@@ -33,6 +33,17 @@ def zookeeper(obtain_backend):
         server.close()
 
 
+@pytest.fixture
+def private_server(request, obtain_backend):
+    """A started server of the class a test gives as its indirect
+    parameter (:mod:`private`), closed after the test."""
+    server = request.param()
+    try:
+        yield obtain_backend(server.start)
+    finally:
+        server.close()
+
+
 @pytest.fixture(scope='session')
 def etcd_url(obtain_backend):
     """A private etcd's tooz URL, stopped at the end."""

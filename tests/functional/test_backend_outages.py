@@ -29,15 +29,6 @@ EXIT_BOUND = 40
 MAX_TRACEBACKS = 3
 
 
-@pytest.fixture
-def private_server(request, obtain_backend):
-    server = request.param()
-    try:
-        yield obtain_backend(server.start)
-    finally:
-        server.close()
-
-
 def _cluster(tmp_path, ironic, database, transport, coordination):
     return cluster_mod.Cluster(tmp_path, database, transport, coordination,
                                ironic.url, apis=1, workers=2,

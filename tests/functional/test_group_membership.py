@@ -115,26 +115,18 @@ def test_a_member_that_leaves_resets_the_others_leaderships_at_their_probe(
             the_coordinator.stop()
 
 
-@pytest.fixture
-def private_redis(obtain_backend):
-    server = private.Redis()
-    try:
-        yield obtain_backend(server.start)
-    finally:
-        server.close()
-
-
+@pytest.mark.parametrize('private_server', [private.Redis], indirect=True)
 def test_a_redis_gone_fails_each_group_call_as_the_retry_policy_counts(
-        private_redis):
+        private_server):
     """tooz 9's redis driver hands its group calls' results back with
     redis's own errors, which no retry policy counted: a watch whose probe
     passed just before Redis went (and whose tooz watchers then listed the
     group again) stopped a worker without naming coordination (CI of stop
     35). Each call takes redis-py's own retries (3-4 s)."""
-    the_coordinator = members_mod.coordinator_at(private_redis.url)
+    the_coordinator = members_mod.coordinator_at(private_server.url)
     try:
         members_mod.member(the_coordinator).enter()
-        private_redis.stop()
+        private_server.stop()
         calls = {
             'member_ids': lambda: the_coordinator.member_ids(
                 membership.GROUP, 5),
@@ -149,7 +141,7 @@ def test_a_redis_gone_fails_each_group_call_as_the_retry_policy_counts(
         assert all(isinstance(exc, tooz_backend.RETRYABLE)
                    for exc in raised.values()), raised
     finally:
-        private_redis.start()
+        private_server.start()
         the_coordinator.stop()
 
 
