@@ -17,7 +17,6 @@ import time
 
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
-import sqlalchemy as sa
 
 from inspector_ha.messaging import queue
 
@@ -42,7 +41,7 @@ class Probes:
     def for_backends(cls, conf, store, coordinator=None):
         """The database and the broker of ``conf``; plus coordination
         when a ``coordinator`` is given."""
-        checks = [('database', lambda: _ping_database(store))]
+        checks = [('database', store.ping)]
         broker = queue.broker_probe(conf, conf.queue.probe_timeout)
         if broker is not None:
             checks.append(('broker', broker))
@@ -69,11 +68,6 @@ def _error(check):
         return None
     except Exception as exc:
         return str(exc).splitlines()[0] if str(exc) else repr(exc)
-
-
-def _ping_database(store):
-    with store.engine.connect() as conn:
-        conn.execute(sa.text('SELECT 1'))
 
 
 class BackendsCheck(pluginbase.HealthcheckBaseExtension):

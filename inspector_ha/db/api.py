@@ -5,9 +5,10 @@ an ORM session: every statement is a Core statement on the tables
 (:mod:`inspector_ha.db.statements`), and the session's unit of work and
 its execution path cost about 0.2 ms of CPU per transaction (measured on
 SQLite: 0.54-0.65 ms for a read and a conditional update through a
-session, 0.33-0.42 through a connection). On a SQLite file the store
-keeps its connections open between transactions itself
-(:mod:`inspector_ha.db.kept`), without SQLAlchemy's pool.
+session, 0.33-0.42 through a connection). The store keeps its
+connections open between transactions itself
+(:mod:`inspector_ha.db.kept`), without SQLAlchemy's pool, on every
+database but a SQLite one in memory.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class Store:
                  pool_size: int = 10, idle_timeout: int = 0,
                  sqlite_synchronous: bool = True) -> None:
         self.url = url
-        self.engine = _create_engine(url, pool_size, sqlite_synchronous)
+        self.engine = _create_engine(url, sqlite_synchronous)
         self._sqlite = self.engine.dialect.name == 'sqlite'
         self._kept = (kept_mod.KeptConnections(self.engine, pool_size)
                       if isinstance(self.engine.pool, sa.pool.NullPool)
@@ -73,11 +74,15 @@ class Store:
     def _once(self, func: Callable[Concatenate[sa.Connection, _P], _T],
               *args: _P.args, **kwargs: _P.kwargs) -> _T:
         if self._kept is not None:
-            return _on_kept(self._kept, func, *args, **kwargs)
+            return _on_kept(self._kept, self._sqlite, func, *args, **kwargs)
         with self.engine.begin() as connection:
             if self._sqlite:
                 _begin_immediate(connection)
             return func(connection, *args, **kwargs)
+
+    def ping(self) -> None:
+        """One round trip to the database, not retried (a health check)."""
+        self._once(select_one)
 
     def dispose(self) -> None:
         """Close the engine and the kept connections; a transaction after
@@ -87,21 +92,25 @@ class Store:
         self.engine.dispose()
 
 
-def _on_kept(kept: kept_mod.KeptConnections,
+def _on_kept(kept: kept_mod.KeptConnections, sqlite: bool,
              func: Callable[Concatenate[sa.Connection, _P], _T],
              *args: _P.args, **kwargs: _P.kwargs) -> _T:
     """``func``'s transaction on a connection ``kept`` keeps; given back
     once it committed or after an error :func:`_fit_after` (rolled back),
-    else closed."""
+    else closed; after a cut connection the others opened until then are
+    not used again."""
     connection = kept.take()
     try:
         with connection.begin():
-            _begin_immediate(connection)
+            if sqlite:
+                _begin_immediate(connection)
             result = func(connection, *args, **kwargs)
     except BaseException as error:
         if _fit_after(error):
             kept.give_back(connection)
         else:
+            if _cut(error):
+                kept.lost()
             connection.close()
         raise
     kept.give_back(connection)
@@ -121,6 +130,17 @@ def _fit_after(error: BaseException) -> bool:
         error, exc.SQLAlchemyError)
 
 
+def _cut(error: BaseException) -> bool:
+    """Whether ``error`` is the database's connection found cut (SQLAlchemy
+    asks the dialect which errors are)."""
+    return isinstance(error, exc.DBAPIError) and error.connection_invalidated
+
+
+def select_one(conn: sa.Connection) -> None:
+    """A round trip, nothing more (the probes of the store)."""
+    conn.execute(sa.text('SELECT 1'))
+
+
 def _sqlite_file(url: str) -> bool:
     """Whether ``url`` is of a SQLite database in a file (not in memory:
     each connection to that is a database of its own)."""
@@ -130,15 +150,14 @@ def _sqlite_file(url: str) -> bool:
             parsed.query.get('mode') != 'memory')
 
 
-def _create_engine(url: str, pool_size: int,
-                   sqlite_synchronous: bool) -> sa.Engine:
+def _create_engine(url: str, sqlite_synchronous: bool) -> sa.Engine:
     if url.startswith('sqlite'):
         return _sqlite_engine(url, sqlite_synchronous)
-    # NOTE: no pool_pre_ping: it costs a round trip per transaction, and a
-    # dead connection is handled anyway: the error invalidates the whole
-    # pool and the transaction is retried (Store.transaction) on a new one.
-    return sa.create_engine(url, pool_recycle=3600,
-                            pool_size=pool_size, max_overflow=pool_size)
+    # NOTE: the store keeps the connections (kept.KeptConnections), with
+    # no ping before a transaction (a round trip each): a connection found
+    # cut makes the others of its age unused, and the transaction is
+    # retried (Store.transaction) on a new one.
+    return sa.create_engine(url, poolclass=sa.pool.NullPool)
 
 
 def _sqlite_engine(url: str, synchronous: bool) -> sa.Engine:

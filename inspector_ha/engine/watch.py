@@ -10,8 +10,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import sqlalchemy as sa
-
 from inspector_ha.common import lifecycle as lifecycle_mod
 from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
@@ -67,7 +65,7 @@ class Watch(threading.Thread):
             self._life.fail(exc)
 
     def probe(self) -> None:
-        self._store.transaction(_ping)
+        self._store.transaction(db_api.select_one)
         if self._broker is not None:
             self._broker_policy.call(self._broker)
 
@@ -78,7 +76,3 @@ class Watch(threading.Thread):
         for handler in logging.getLogger().handlers:
             handler.flush()
         self._hard_exit(1)
-
-
-def _ping(conn: sa.Connection) -> None:
-    conn.execute(sa.text('SELECT 1'))

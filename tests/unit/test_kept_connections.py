@@ -1,8 +1,10 @@
-"""The SQLite store keeps its connections open between transactions
-(inspector_ha.db.kept)."""
+"""The store keeps its connections open between transactions
+(inspector_ha.db.kept), here on a SQLite file; on PostgreSQL and
+MariaDB: tests/functional/test_kept_server_connections.py."""
 
 import sqlite3
 import threading
+import time
 
 import pytest
 import sqlalchemy as sa
@@ -28,10 +30,10 @@ def _fail(conn):
 
 @pytest.fixture
 def kept_on(db_url):
-    """``kept_on(max_idle)``: a KeptConnections of a file's engine pooling
-    nothing, as the store builds it."""
+    """``kept_on(max_idle[, max_age])``: a KeptConnections of a file's
+    engine pooling nothing, as the store builds it."""
     engine = sa.create_engine(db_url, poolclass=sa.pool.NullPool)
-    yield lambda max_idle: kept_mod.KeptConnections(engine, max_idle)
+    yield lambda *args: kept_mod.KeptConnections(engine, *args)
     engine.dispose()
 
 
@@ -143,6 +145,32 @@ def test_closing_closes_the_idle_connections_and_those_given_back_later(
     assert idle.closed and not busy.closed
     kept.give_back(busy)
     assert busy.closed
+
+
+def test_a_connection_older_than_the_age_asked_is_closed_as_it_is_taken(
+        kept_on):
+    kept = kept_on(0, 0.2)
+    old = kept.take()
+    kept.give_back(old)
+    time.sleep(0.3)
+    young = kept.take()
+    assert old.closed and young is not old
+    kept.give_back(young)
+    assert kept.take() is young
+
+
+def test_after_a_lost_connection_those_opened_before_are_not_used_again(
+        kept_on):
+    kept = kept_on(0)
+    idle, busy = kept.take(), kept.take()
+    kept.give_back(idle)
+    kept.lost()
+    new = kept.take()
+    assert idle.closed and new is not idle and new is not busy
+    kept.give_back(busy)
+    assert busy.closed
+    kept.give_back(new)
+    assert kept.take() is new
 
 
 def test_threads_share_the_kept_connections_and_lose_no_write(store):
