@@ -326,6 +326,10 @@ def _tune_rabbit(conf):
     # One unacknowledged message per worker thread.
     conf.set_default('rabbit_qos_prefetch_count', 1,
                      group='oslo_messaging_rabbit')
+    # A frozen or partitioned process keeps the messages its consumers
+    # took until RabbitMQ drops its connection, a heartbeat timeout later.
+    conf.set_default('heartbeat_timeout_threshold', queue.HEARTBEAT_TIMEOUT,
+                     group='oslo_messaging_rabbit')
     # NOTE: the driver's option is whole seconds, at least 1.
     conf.set_default('rabbit_retry_interval',
                      max(1, round(conf.queue.retry_timeout)),

@@ -24,7 +24,7 @@ def server_url(request):
 def store(server_url):
     """A store that retries a transaction once."""
     store = db_api.Store(server_url, retry.RetryPolicy(
-        'database', 1, 0.05, threading.Event(), db_api.RETRYABLE), pool_size=10)
+        'database', 1, 0.05, threading.Event(), db_api.RETRYABLE))
     yield store
     store.dispose()
 
