@@ -11,8 +11,12 @@ OPTS = [
                default='sqlite:///$state_path/inspector-ha.sqlite',
                help='SQLAlchemy URL of the database.'),
     cfg.IntOpt('max_pool_size', default=10, min=0, max=2 ** 31 - 1,
-               help='Connections kept open per process; 0 means no limit '
-                    '(as in oslo.db, whose bounds these are).'),
+               help='Connections a process keeps open between '
+                    'transactions; it opens up to twice as many at once '
+                    '(SQLAlchemy\'s pool_size plus max_overflow as 0.1.0 '
+                    'set them), and a transaction beyond those waits up '
+                    'to 30 s for one. 0 means no limit (as in oslo.db, '
+                    'whose bounds these are).'),
     cfg.IntOpt('idle_transaction_timeout', default=3, min=0, max=3600,
                help='Seconds after which the database server aborts a '
                     'transaction left idle (a frozen or paused process), '

@@ -81,8 +81,12 @@ class Store:
             return func(connection, *args, **kwargs)
 
     def ping(self) -> None:
-        """One round trip to the database, not retried (a health check)."""
-        self._once(select_one)
+        """One round trip to the database, not retried (a health check);
+        on SQLite without the write lock, so it never waits for a writer."""
+        if self._kept is not None:
+            _on_kept(self._kept, False, select_one)
+        else:
+            self._once(select_one)
 
     def dispose(self) -> None:
         """Close the engine and the kept connections; a transaction after
@@ -92,17 +96,17 @@ class Store:
         self.engine.dispose()
 
 
-def _on_kept(kept: kept_mod.KeptConnections, sqlite: bool,
+def _on_kept(kept: kept_mod.KeptConnections, immediate: bool,
              func: Callable[Concatenate[sa.Connection, _P], _T],
              *args: _P.args, **kwargs: _P.kwargs) -> _T:
     """``func``'s transaction on a connection ``kept`` keeps; given back
     once it committed or after an error :func:`_fit_after` (rolled back),
     else closed; after a cut connection the others opened until then are
-    not used again."""
+    not used again. ``immediate``: SQLite's write lock first."""
     connection = kept.take()
     try:
         with connection.begin():
-            if sqlite:
+            if immediate:
                 _begin_immediate(connection)
             result = func(connection, *args, **kwargs)
     except BaseException as error:
@@ -111,7 +115,7 @@ def _on_kept(kept: kept_mod.KeptConnections, sqlite: bool,
         else:
             if _cut(error):
                 kept.lost()
-            connection.close()
+            kept.discard(connection)
         raise
     kept.give_back(connection)
     return result

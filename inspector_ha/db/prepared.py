@@ -12,8 +12,9 @@ What is kept from ``Connection.execute``: each bound value goes through
 its type's bind processor and each column through its result processor
 (a timestamp is the same ``datetime`` either way); a driver error is
 handed to the connection's own error handling, so it is raised as the
-same SQLAlchemy exception, and a lost connection invalidates the pool as
-before (``Store.transaction`` retries on the same exceptions); a
+same SQLAlchemy exception, and a lost connection is marked invalidated
+as before (the store then drops the connections of its age, and
+``Store.transaction`` retries on the same exceptions); a
 connection not yet in a transaction begins one, as autobegin would.
 Parity is tested on SQLite, PostgreSQL and MariaDB
 (``tests/functional/test_prepared_parity.py``).
@@ -117,7 +118,7 @@ def _execute(conn: sa.Connection, statement: ClauseElement,
     """Bind, execute and fetch; any error on the way goes to the
     connection's own handler: the same exception as ``execute`` raises
     (a bad value a ``StatementError``), and on a lost connection the
-    pool invalidated."""
+    connection invalidated."""
     if not conn.in_transaction():
         conn.begin()
     plan = _plan(conn, statement, params)

@@ -97,6 +97,22 @@ def test_the_store_keeps_no_more_connections_than_its_pool_size(
     assert len(first & second) == 2
 
 
+def test_the_kept_sessions_abort_transactions_left_idle(server_url):
+    """[database] idle_transaction_timeout reaches every connection the
+    store opens (doc/guarantees.md E4)."""
+    store = db_api.Store(server_url, retry.RetryPolicy(
+        'database', 0, 0.05, threading.Event(), db_api.RETRYABLE),
+        idle_timeout=3)
+    try:
+        setting = store.transaction(lambda conn: conn.exec_driver_sql(
+            'SHOW idle_in_transaction_session_timeout'
+            if conn.dialect.name == 'postgresql' else
+            'SELECT @@idle_transaction_timeout').scalar())
+    finally:
+        store.dispose()
+    assert setting in ('3s', 3)
+
+
 def test_a_health_ping_uses_a_kept_connection(store):
     opened = []
     sa.event.listen(store.engine, 'connect', lambda *_: opened.append(1))

@@ -4,7 +4,7 @@ MariaDB: tests/functional/test_kept_server_connections.py."""
 
 import sqlite3
 import threading
-import time
+import types
 
 import pytest
 import sqlalchemy as sa
@@ -148,15 +148,30 @@ def test_closing_closes_the_idle_connections_and_those_given_back_later(
 
 
 def test_a_connection_older_than_the_age_asked_is_closed_as_it_is_taken(
-        kept_on):
-    kept = kept_on(0, 0.2)
+        kept_on, monkeypatch):
+    clock = [100.0]
+    monkeypatch.setattr(kept_mod, 'time',
+                        types.SimpleNamespace(monotonic=lambda: clock[0]))
+    kept = kept_on(0, 60.0)
     old = kept.take()
     kept.give_back(old)
-    time.sleep(0.3)
+    clock[0] += 61.0
     young = kept.take()
     assert old.closed and young is not old
     kept.give_back(young)
     assert kept.take() is young
+
+
+def test_no_more_than_twice_the_idle_connections_are_open_at_once(kept_on):
+    kept = kept_on(1, 3600.0, 0.1)
+    taken = [kept.take(), kept.take()]
+    with pytest.raises(sa.exc.TimeoutError, match='no database connection'):
+        kept.take()
+    kept.give_back(taken[0])
+    kept.give_back(taken[1])
+    assert taken[1].closed
+    assert kept.take() is taken[0]
+    assert not kept.take().closed
 
 
 def test_after_a_lost_connection_those_opened_before_are_not_used_again(
@@ -171,6 +186,22 @@ def test_after_a_lost_connection_those_opened_before_are_not_used_again(
     assert busy.closed
     kept.give_back(new)
     assert kept.take() is new
+
+
+def test_a_health_ping_does_not_wait_for_a_writer(store, db_url):
+    store.transaction(_connection)
+    writer = sqlite3.connect(db_url.split('///', 1)[1], isolation_level=None)
+    writer.execute('BEGIN IMMEDIATE')
+    try:
+        pinged = []
+        pinging = threading.Thread(
+            target=lambda: pinged.append(store.ping() or 'answered'))
+        pinging.start()
+        pinging.join(5)
+        assert pinged == ['answered']
+    finally:
+        writer.execute('ROLLBACK')
+        writer.close()
 
 
 def test_threads_share_the_kept_connections_and_lose_no_write(store):
