@@ -51,8 +51,7 @@ OPTS = [
                     'idle from each answer to the next call '
                     '(doc/guarantees.md I2). 1: each worker may go down '
                     'to one call. Above 1, every worker counts the live '
-                    'workers every watch_period, as for '
-                    'cluster_concurrency.'),
+                    'workers, as for cluster_concurrency.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long one get from the queue blocks; bounds how '
                       'long a stopping worker waits for the queue.'),

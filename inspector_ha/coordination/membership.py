@@ -9,7 +9,12 @@ doc/design.md); growth of the group changes nothing. The probe of each
 Worker processes also join :data:`WORKERS`, whose size gives each its
 share of ``[worker] cluster_concurrency``
 (:mod:`inspector_ha.messaging.cluster_share`) and of ``least_ironic_calls``
-(:mod:`inspector_ha.ironic.pacing`), read every ``watch_period``.
+(:mod:`inspector_ha.ironic.pacing`). A worker lists it when its probe
+finds the member group changed, at every probe for ``lease_timeout``
+after (a new worker joins it just after the member group), and every
+:data:`WORKERS_RECOUNT_PERIOD` besides: a worker joins and leaves both
+groups, and its heartbeat keeps both, so the member group changes
+whenever the workers do.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -32,6 +38,9 @@ LOG = logging.getLogger(__name__)
 GROUP = b'inspector_ha.members'
 #: The worker processes only.
 WORKERS = b'inspector_ha.workers'
+#: Seconds between two listings of :data:`WORKERS` while the member group
+#: does not change (a safety net).
+WORKERS_RECOUNT_PERIOD = 5.0
 
 
 class Membership(threading.Thread):
@@ -63,6 +72,9 @@ class Membership(threading.Thread):
         self.capabilities = dict(self._basics)
         #: The members the last probe saw.
         self._seen: set[bytes] = set()
+        #: Until when (monotonic) every probe counts the workers, and when
+        #: it counts them next in any case.
+        self._count_until = self._next_count = 0.0
 
     def enter(self) -> None:
         """Join the group and see who is in it; call before ``start()``."""
@@ -72,18 +84,21 @@ class Membership(threading.Thread):
         if self._is_worker:
             self._coord.call(self._count_workers if self._on_workers
                              else self._join_workers)
+            self._next_count = time.monotonic() + WORKERS_RECOUNT_PERIOD
 
     @property
     def _is_worker(self) -> bool:
         return 'worker' in self._basics['roles']
 
-    def _note_leavers(self, members: set[bytes]) -> bool:
-        """Whether a member seen last time is gone (each is logged)."""
-        left, self._seen = self._seen - members, members
+    def _note_changes(self, members: set[bytes]) -> tuple[bool, bool]:
+        """Whether a member seen last time is gone (each is logged), and
+        whether any came or went."""
+        left, joined = self._seen - members, members - self._seen
+        self._seen = members
         for member in sorted(left):
             LOG.info('Member %s left; resetting leaderships',
                      member.decode())
-        return bool(left)
+        return bool(left), bool(left or joined)
 
     def run(self) -> None:
         try:
@@ -100,9 +115,11 @@ class Membership(threading.Thread):
             # NOTE: on_shrink runs outside the retry policy: an error of
             # its own is not the backend's, and a retried probe would not
             # see the leavers again.
-            if self._coord.call(self._probe):
+            left, changed = self._coord.call(self._probe)
+            if left:
                 self._on_shrink()
-            if self._is_worker and self._on_workers is not None:
+            if (self._is_worker and self._on_workers is not None
+                    and self._workers_due(changed)):
                 self._coord.call(self._count_workers)
             self._publish_counters()
         except retry.BackendUnavailable as exc:
@@ -111,6 +128,16 @@ class Membership(threading.Thread):
             # NOTE: kazoo may surface a lost server as a bare ToozError
             # (tooz's zookeeper driver, listing the group).
             self._unreachable(retry.BackendUnavailable('coordination', exc))
+
+    def _workers_due(self, changed: bool) -> bool:
+        """Whether this probe counts the workers (see the module)."""
+        now = time.monotonic()
+        if changed:
+            self._count_until = now + self._timeout
+        if now < self._count_until or now >= self._next_count:
+            self._next_count = now + WORKERS_RECOUNT_PERIOD
+            return True
+        return False
 
     def _unreachable(self, exc: retry.BackendUnavailable) -> None:
         """A worker must stop (the partition rule of doc/design.md); an API
@@ -140,9 +167,10 @@ class Membership(threading.Thread):
             return
         self.capabilities = shown
 
-    def _probe(self) -> bool:
+    def _probe(self) -> tuple[bool, bool]:
         """Prove the backend answers within the lease; rejoin if expelled;
-        whether a member left since the last probe.
+        whether a member left since the last probe, and whether the group
+        changed (this member joining again included).
 
         Some drivers (kazoo for ZooKeeper) block rather than fail while
         disconnected; a bounded round trip turns that into an error that
@@ -153,12 +181,14 @@ class Membership(threading.Thread):
         """
         members = self._member_ids(GROUP)
         me = self._coord.member_id.encode()
-        if me not in members:
+        dropped = me not in members
+        if dropped:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
-        return self._note_leavers(members | {me})
+        left, changed = self._note_changes(members | {me})
+        return left, changed or dropped
 
     def _member_ids(self, group: bytes,
                     absent_ok: bool = False) -> set[bytes]:

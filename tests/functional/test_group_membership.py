@@ -6,6 +6,7 @@ count of live workers that [worker] cluster_concurrency divides by.
 Every member's probe tells who left. And a Redis gone between two group
 calls fails each with an error the coordination retry policy counts."""
 
+import time
 import uuid as uuidlib
 
 import pytest
@@ -85,6 +86,38 @@ def test_each_worker_learns_how_many_workers_live_for_its_share(
         members[2].leave()
         members[0]._watch_once()
         assert counts[0] == 2
+    finally:
+        for the_coordinator in coordinators:
+            the_coordinator.stop()
+
+
+def test_a_worker_counts_the_workers_when_the_group_changes_and_seldom_else(
+        any_backend_url, monkeypatch):
+    """At its first probe; at each probe for a lease after the member
+    group changed (a new worker joins the workers' group just after the
+    member group); every WORKERS_RECOUNT_PERIOD besides."""
+    monkeypatch.setattr(membership, 'WORKERS_RECOUNT_PERIOD', 3.0)
+    counts = []
+    coordinators = [members_mod.coordinator_at(any_backend_url)
+                    for _ in range(2)]
+    try:
+        watching = members_mod.member(coordinators[0], lease_timeout=1,
+                                      on_workers=counts.append)
+        watching.enter()
+        for _ in range(3):
+            watching._watch_once()
+        assert counts == [1]
+        coordinators[1].join_group(membership.GROUP, b'{}')
+        watching._watch_once()
+        coordinators[1].join_group(membership.WORKERS, b'{}')
+        watching._watch_once()
+        assert counts == [1, 1, 2]
+        time.sleep(1.2)
+        watching._watch_once()
+        assert counts == [1, 1, 2]
+        time.sleep(2.0)
+        watching._watch_once()
+        assert counts == [1, 1, 2, 2]
     finally:
         for the_coordinator in coordinators:
             the_coordinator.stop()
