@@ -326,10 +326,12 @@ def _tune_rabbit(conf):
     # One unacknowledged message per worker thread.
     conf.set_default('rabbit_qos_prefetch_count', 1,
                      group='oslo_messaging_rabbit')
-    # A frozen or partitioned process keeps the messages its consumers
-    # took until RabbitMQ drops its connection, a heartbeat timeout later.
-    conf.set_default('heartbeat_timeout_threshold', queue.HEARTBEAT_TIMEOUT,
-                     group='oslo_messaging_rabbit')
+    # NOTE: heartbeat_timeout_threshold keeps oslo.messaging's 60 s: a
+    # worker thread's listener sends heartbeats only while it polls, and
+    # RabbitMQ drops a connection 2 to 3 timeouts after its last data, so
+    # a shorter timeout would drop the connection of a thread busy with a
+    # long request (a reboot throttle's wait, a slow Ironic) and deliver
+    # its message again (doc/guarantees.md D3).
     # NOTE: the driver's option is whole seconds, at least 1.
     conf.set_default('rabbit_retry_interval',
                      max(1, round(conf.queue.retry_timeout)),

@@ -43,12 +43,6 @@ if TYPE_CHECKING:
     from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
-#: The AMQP heartbeat timeout, in seconds, unless ``[oslo_messaging_rabbit]
-#: heartbeat_timeout_threshold`` is set: RabbitMQ advises 5 to 20 s, and
-#: drops a frozen or partitioned consumer's connection (giving its messages
-#: to others) about that long after its last heartbeat; oslo.messaging's
-#: own default is 60 s.
-HEARTBEAT_TIMEOUT = 15
 EVENT_TYPE = 'inspector_ha.request'
 #: The shortest wait on the broker's socket within a poll, in seconds.
 #: oslo.messaging's AMQP listener waits 1 ms after each message, doubling

@@ -256,16 +256,6 @@ def rabbit_url():
     return f'rabbit://guest:guest@{RABBIT_HOST}:{RABBIT_PORT}/{vhost}'
 
 
-def rabbit_heartbeats(url):
-    """The heartbeat timeout, in seconds, each AMQP connection to the
-    vhost of a :func:`rabbit_url` URL negotiated (0: none)."""
-    vhost = parse.unquote(parse.urlsplit(url).path.lstrip('/'))
-    listed = _rabbitmqctl('list_connections', 'vhost', 'timeout')
-    return [int(timeout) for line in listed.splitlines()
-            for name, _, timeout in [line.partition('\t')]
-            if name == vhost]
-
-
 def delete_vhost(url):
     """Delete the vhost of a :func:`rabbit_url` URL, queues and all."""
     _rabbitmqctl('delete_vhost',

@@ -12,7 +12,6 @@ import pytest
 import backends
 import batch
 import cluster as cluster_mod
-from inspector_ha.messaging import queue
 
 TASKS = {'timeout', 'redrive', 'ironic_sync', 'data_cleanup'}
 
@@ -74,11 +73,11 @@ def _waiting_nodes(cluster, ironic, count):
 
 #: The paused worker's idle consumers still take messages: a timeout
 #: request (and each re-drive of it, every redrive_after = 20 s) may go to
-#: them, and waits there until RabbitMQ drops the paused connection (up to
-#: twice the heartbeat timeout: the service's 15 s, where oslo.messaging's
-#: 60 s once made the request and both its re-drives wait in CI) and
-#: delivers it again.
-TIMED_OUT_BOUND = 2 * queue.HEARTBEAT_TIMEOUT + 20 + 30
+#: them, and waits there until RabbitMQ drops the paused connection (2 to
+#: 3 heartbeat timeouts after its last data; oslo.messaging's timeout is
+#: 60 s) and delivers it again. Seen once in CI: the request and both its
+#: re-drives went to the paused one.
+TIMED_OUT_BOUND = 3 * 60 + 20 + 20
 
 
 def _timed_out(api_url, uuids):
@@ -96,13 +95,9 @@ def _timeouts_per_node(database, uuids):
             collections.Counter(r.node_uuid for r in applied))
 
 
-def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster, ironic,
-                                                   rabbit_url):
+def test_a_paused_leader_is_fenced_when_it_wakes_up(cluster, ironic):
     database = cluster.database
     api_url, uuids = _waiting_nodes(cluster, ironic, 3)
-    # NOTE: the consumers' connections (the broker probe's has none).
-    assert set(backends.rabbit_heartbeats(rabbit_url)) - {0} == {
-        queue.HEARTBEAT_TIMEOUT}
     before = batch.leaders(database)['timeout']
     leader = cluster_mod.process_of(cluster, before.holder)
     leader.send_signal(signal.SIGSTOP)
