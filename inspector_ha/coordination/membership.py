@@ -10,11 +10,11 @@ Worker processes also join :data:`WORKERS`, whose size gives each its
 share of ``[worker] cluster_concurrency``
 (:mod:`inspector_ha.messaging.cluster_share`) and of ``least_ironic_calls``
 (:mod:`inspector_ha.ironic.pacing`). A worker lists it when its probe
-finds the member group changed, at every probe for ``lease_timeout``
-after (a new worker joins it just after the member group), and every
-:data:`WORKERS_RECOUNT_PERIOD` besides: a worker joins and leaves both
-groups, and its heartbeat keeps both, so the member group changes
-whenever the workers do.
+finds the member group changed (or this member joining it again), at
+every probe for ``lease_timeout`` after, and every
+:data:`WORKERS_RECOUNT_PERIOD` besides: a worker joins :data:`WORKERS`
+before the member group and leaves it first, and its heartbeat keeps
+both, so the member group changes whenever the workers do.
 """
 
 from __future__ import annotations
@@ -49,9 +49,10 @@ class Membership(threading.Thread):
     ``opts`` is the ``[coordination]`` group; ``shown()`` returns what,
     besides host, pid, version and roles, the member shows in its
     capabilities (``inspector-ha-status``): it is read every
-    ``watch_period``. A worker joins :data:`WORKERS` too, and given
+    ``watch_period``. A worker joins :data:`WORKERS` too (first, so that
+    the others count it as soon as they see it join), and given
     ``on_workers`` tells it how many worker processes are live, at entry
-    and every ``watch_period``.
+    and whenever it counts them (see the module).
     """
 
     def __init__(self, coordinator: tooz_backend.Coordinator,
@@ -75,15 +76,20 @@ class Membership(threading.Thread):
         #: Until when (monotonic) every probe counts the workers, and when
         #: it counts them next in any case.
         self._count_until = self._next_count = 0.0
+        #: Set as this member joins the group again, until it has counted
+        #: (a retried probe would not see it dropped).
+        self._rejoined = False
 
     def enter(self) -> None:
         """Join the group and see who is in it; call before ``start()``."""
         caps = json.dumps(self.capabilities).encode()
+        if self._is_worker:
+            self._coord.call(self._join_workers)
         self._coord.call(self._coord.join_group, GROUP, caps)
         self._seen = self._coord.call(self._member_ids, GROUP)
         if self._is_worker:
-            self._coord.call(self._count_workers if self._on_workers
-                             else self._join_workers)
+            if self._on_workers is not None:
+                self._coord.call(self._count_workers)
             self._next_count = time.monotonic() + WORKERS_RECOUNT_PERIOD
 
     @property
@@ -118,8 +124,7 @@ class Membership(threading.Thread):
             left, changed = self._coord.call(self._probe)
             if left:
                 self._on_shrink()
-            if (self._is_worker and self._on_workers is not None
-                    and self._workers_due(changed)):
+            if self._is_worker and self._workers_due(changed):
                 self._coord.call(self._count_workers)
             self._publish_counters()
         except retry.BackendUnavailable as exc:
@@ -132,8 +137,9 @@ class Membership(threading.Thread):
     def _workers_due(self, changed: bool) -> bool:
         """Whether this probe counts the workers (see the module)."""
         now = time.monotonic()
-        if changed:
+        if changed or self._rejoined:
             self._count_until = now + self._timeout
+            self._rejoined = False
         if now < self._count_until or now >= self._next_count:
             self._next_count = now + WORKERS_RECOUNT_PERIOD
             return True
@@ -185,6 +191,7 @@ class Membership(threading.Thread):
         if dropped:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
+            self._rejoined = True
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
         left, changed = self._note_changes(members | {me})

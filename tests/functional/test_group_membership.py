@@ -6,7 +6,7 @@ count of live workers that [worker] cluster_concurrency divides by.
 Every member's probe tells who left. And a Redis gone between two group
 calls fails each with an error the coordination retry policy counts."""
 
-import time
+import types
 import uuid as uuidlib
 
 import pytest
@@ -93,31 +93,41 @@ def test_each_worker_learns_how_many_workers_live_for_its_share(
 
 def test_a_worker_counts_the_workers_when_the_group_changes_and_seldom_else(
         any_backend_url, monkeypatch):
-    """At its first probe; at each probe for a lease after the member
-    group changed (a new worker joins the workers' group just after the
-    member group); every WORKERS_RECOUNT_PERIOD besides."""
-    monkeypatch.setattr(membership, 'WORKERS_RECOUNT_PERIOD', 3.0)
+    """As it enters; at each probe for a lease after the member group
+    changed (a worker that left, one that joined: it joins the workers'
+    group first); every WORKERS_RECOUNT_PERIOD besides; and after it was
+    dropped and joined again. A clock of the test's own."""
+    clock = [1000.0]
+    monkeypatch.setattr(membership, 'time',
+                        types.SimpleNamespace(monotonic=lambda: clock[0]))
     counts = []
     coordinators = [members_mod.coordinator_at(any_backend_url)
                     for _ in range(2)]
     try:
-        watching = members_mod.member(coordinators[0], lease_timeout=1,
+        watching = members_mod.member(coordinators[0], lease_timeout=2,
                                       on_workers=counts.append)
         watching.enter()
         for _ in range(3):
+            clock[0] += 0.5
             watching._watch_once()
         assert counts == [1]
-        coordinators[1].join_group(membership.GROUP, b'{}')
+        members_mod.member(coordinators[1]).enter()
         watching._watch_once()
-        coordinators[1].join_group(membership.WORKERS, b'{}')
+        clock[0] += 1.5
         watching._watch_once()
-        assert counts == [1, 1, 2]
-        time.sleep(1.2)
+        assert counts == [1, 2, 2]
+        clock[0] += 1.0
         watching._watch_once()
-        assert counts == [1, 1, 2]
-        time.sleep(2.0)
+        assert counts == [1, 2, 2]
+        clock[0] += 4.0
         watching._watch_once()
-        assert counts == [1, 1, 2, 2]
+        assert counts == [1, 2, 2, 2]
+        coordinators[0].leave_group(membership.WORKERS, 5)
+        coordinators[0].leave_group(membership.GROUP, 5)
+        watching._watch_once()
+        assert counts == [1, 2, 2, 2, 2]
+        assert coordinators[0].member_id.encode() in \
+            coordinators[1].member_ids(membership.WORKERS, 5)
     finally:
         for the_coordinator in coordinators:
             the_coordinator.stop()
