@@ -41,6 +41,13 @@ def _connection(conn):
     return conn
 
 
+def _one_idle_one_busy(kept):
+    """Two connections taken from ``kept``, the first given back."""
+    idle, busy = kept.take(), kept.take()
+    kept.give_back(idle)
+    return idle, busy
+
+
 def test_a_sqlite_file_store_runs_the_next_transaction_on_the_same_connection(
         store):
     first = store.transaction(_connection)
@@ -139,8 +146,7 @@ def test_a_connection_given_back_in_a_transaction_is_closed_not_kept(
 def test_closing_closes_the_idle_connections_and_those_given_back_later(
         kept_on):
     kept = kept_on(0)
-    idle, busy = kept.take(), kept.take()
-    kept.give_back(idle)
+    idle, busy = _one_idle_one_busy(kept)
     kept.close()
     assert idle.closed and not busy.closed
     kept.give_back(busy)
@@ -177,8 +183,7 @@ def test_no_more_than_twice_the_idle_connections_are_open_at_once(kept_on):
 def test_after_a_lost_connection_those_opened_before_are_not_used_again(
         kept_on):
     kept = kept_on(0)
-    idle, busy = kept.take(), kept.take()
-    kept.give_back(idle)
+    idle, busy = _one_idle_one_busy(kept)
     kept.lost()
     new = kept.take()
     assert idle.closed and new is not idle and new is not busy
