@@ -175,8 +175,8 @@ class Membership(threading.Thread):
 
     def _probe(self) -> tuple[bool, bool]:
         """Prove the backend answers within the lease; rejoin if expelled;
-        whether a member left since the last probe, and whether the group
-        changed (this member joining again included).
+        whether a member left since the last probe, and whether any came
+        or went (this member joining again sets ``_rejoined`` instead).
 
         Some drivers (kazoo for ZooKeeper) block rather than fail while
         disconnected; a bounded round trip turns that into an error that
@@ -187,15 +187,13 @@ class Membership(threading.Thread):
         """
         members = self._member_ids(GROUP)
         me = self._coord.member_id.encode()
-        dropped = me not in members
-        if dropped:
+        if me not in members:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
             self._rejoined = True
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
-        left, changed = self._note_changes(members | {me})
-        return left, changed or dropped
+        return self._note_changes(members | {me})
 
     def _member_ids(self, group: bytes,
                     absent_ok: bool = False) -> set[bytes]:
