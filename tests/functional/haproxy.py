@@ -13,9 +13,19 @@ import tempfile
 import requests
 
 import backends
+import needs
 
 SHIPPED = (pathlib.Path(__file__).resolve().parents[2] / 'etc' / 'haproxy'
            / 'inspector-ha.cfg')
+
+
+def binary():
+    """HAProxy's executable (Debian's is in /usr/sbin, which a user's PATH
+    may leave out)."""
+    installed = pathlib.Path('/usr/sbin/haproxy')
+    if shutil.which('haproxy') is None and installed.exists():
+        return str(installed)
+    return needs.tool('haproxy', 'haproxy')
 
 
 def configure(text, port, api_urls, provisioning, health_path=None):
@@ -85,8 +95,7 @@ class HAProxy:
         return bool(states) and set(states.values()) == {'UP'}
 
     def start(self):
-        binary = shutil.which('haproxy') or '/usr/sbin/haproxy'
-        self._proc = subprocess.Popen([binary, '-db', '-f', self._conf],
+        self._proc = subprocess.Popen([binary(), '-db', '-f', self._conf],
                                       stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL)
         backends.wait_for(lambda: backends.port_open('127.0.0.1',

@@ -4,26 +4,17 @@ provisioning networks, and keeps a polling client's connection open."""
 
 import http.client
 import http.server
-import shutil
 import subprocess
 import threading
 import time
 
-import pytest
 import requests
 
 import backends
 import haproxy
 
-pytestmark = pytest.mark.skipif(shutil.which('haproxy') is None and
-                                not haproxy.pathlib.Path(
-                                    '/usr/sbin/haproxy').exists(),
-                                reason='haproxy is not installed')
-BINARY = shutil.which('haproxy') or '/usr/sbin/haproxy'
-
-
 def test_the_shipped_file_is_valid_as_shipped():
-    result = subprocess.run([BINARY, '-c', '-f', haproxy.SHIPPED],
+    result = subprocess.run([haproxy.binary(), '-c', '-f', haproxy.SHIPPED],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 

@@ -36,30 +36,19 @@ OTHER = 'ffffffff-0000-4000-8000-000000000001'
 LONG_AGO = datetime.datetime(2026, 1, 2, 3, 4, 5)
 
 
-def _source_url(kind, tmp_path):
+def _source_url(kind, tmp_path, obtain):
     if kind == 'sqlite':
         return 'sqlite:///%s' % (tmp_path / 'ironic-inspector.sqlite')
-    factory = {'postgresql': backends.postgres_url,
-               'mariadb': backends.mariadb_url}[kind]
-    try:
-        return factory()
-    except backends.BackendUnavailable as exc:
-        if backends.in_ci():
-            pytest.fail(str(exc))
-        pytest.skip(str(exc))
+    return obtain({'postgresql': backends.postgres_url,
+                   'mariadb': backends.mariadb_url}[kind])
 
 
 @pytest.fixture(params=['sqlite', 'postgresql', 'mariadb'])
-def source(request, tmp_path):
-    url = _source_url(request.param, tmp_path)
+def source(request, tmp_path, obtain_backend):
+    url = _source_url(request.param, tmp_path, obtain_backend)
     server = upstream.Inspector(url, 'http://127.0.0.1:9')
     try:
-        try:
-            server.dbsync()
-        except backends.BackendUnavailable as exc:
-            if backends.in_ci():
-                pytest.fail(str(exc))
-            pytest.skip(str(exc))
+        obtain_backend(server.dbsync)
         engine = sa.create_engine(url)
         yield url, engine
         engine.dispose()
@@ -240,15 +229,11 @@ def test_swift_data_is_reported_with_the_step_to_run_first(source, store):
 
 
 def test_inspector_ha_dbsync_upgrade_refuses_a_12_5_database_naming_the_import(
-        tmp_path):
+        tmp_path, obtain_backend):
     url = 'sqlite:///%s' % (tmp_path / 'ironic-inspector.sqlite')
     server = upstream.Inspector(url, 'http://127.0.0.1:9')
     try:
-        server.dbsync()
-    except backends.BackendUnavailable as exc:
-        if backends.in_ci():
-            pytest.fail(str(exc))
-        pytest.skip(str(exc))
+        obtain_backend(server.dbsync)
     finally:
         server.close()
     conf = tmp_path / 'inspector-ha.conf'

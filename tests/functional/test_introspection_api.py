@@ -18,6 +18,7 @@ import batch
 import cluster as cluster_mod
 import embedded
 import haproxy
+import needs
 import ramdisk
 
 OPENSTACK = pathlib.Path(sys.executable).parent / 'openstack'
@@ -198,11 +199,9 @@ def test_aborting_a_node_waiting_for_its_ramdisk_cancels_it(introspected):
 
 
 def _openstack(url, *args):
-    if not OPENSTACK.exists():
-        pytest.skip('python-openstackclient is not installed in this venv '
-                    '(pip install python-openstackclient)')
+    cli = needs.file(OPENSTACK, 'python-openstackclient in this venv')
     proc = subprocess.run(
-        [str(OPENSTACK), '--os-auth-type', 'none', '--inspector-url', url,
+        [str(cli), '--os-auth-type', 'none', '--inspector-url', url,
          'baremetal', 'introspection', *args], capture_output=True,
         text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
