@@ -13,6 +13,7 @@ import json
 #: Deepest nesting of arrays and objects accepted. An IPA payload nests
 #: about 6 levels; rules about 4.
 MAX_DEPTH = 64
+TOO_DEEP = 'nested deeper than %d levels' % MAX_DEPTH
 #: Largest magnitude of a number (IPA's largest: disk sizes in bytes).
 MAX_NUMBER = 2 ** 63
 #: Longest run of digits of an integer literal (well within MAX_NUMBER).
@@ -57,51 +58,44 @@ def _short(text, limit=40):
     return text if len(text) <= limit else text[:limit] + '...'
 
 
-def _nesting(text):
-    """The deepest nesting of ``text``, counted without recursion."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == '\\':
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in '[{':
+def _check_values(value):
+    """:raises Invalid: nesting deeper than :data:`MAX_DEPTH`, or a string
+    or key that cannot be stored. Level by level, without recursion."""
+    level, depth = [value], 0
+    while level:
+        below = []
+        containers = False
+        for item in level:
+            if isinstance(item, dict):
+                containers = True
+                for key in item:
+                    _check_string(key)
+                below.extend(item.values())
+            elif isinstance(item, list):
+                containers = True
+                below.extend(item)
+            elif isinstance(item, str):
+                _check_string(item)
+        if containers:
             depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > MAX_DEPTH:
-                    return deepest
-        elif char in ']}':
-            depth -= 1
-    return deepest
+            if depth > MAX_DEPTH:
+                raise Invalid(TOO_DEEP)
+        level = below
 
 
-def _check_strings(value):
-    """:raises Invalid: a string or key that cannot be stored."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str):
-            if '\x00' in item:
-                raise Invalid('NUL character in string "%s"' %
-                              _short(item.replace('\x00', '\\u0000')))
-            try:
-                item.encode('utf-8')
-            except UnicodeEncodeError:
-                raise Invalid('string "%s" holds a lone surrogate' %
-                              _short(item.encode('utf-8', 'replace')
-                                     .decode())) from None
+def _check_string(text):
+    # NOTE: an ASCII string (nearly all) has no lone surrogate to look for.
+    if '\x00' in text:
+        raise Invalid('NUL character in string "%s"' %
+                      _short(text.replace('\x00', '\\u0000')))
+    if text.isascii():
+        return
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        raise Invalid('string "%s" holds a lone surrogate' %
+                      _short(text.encode('utf-8', 'replace')
+                             .decode())) from None
 
 
 def decode(raw):
@@ -115,17 +109,18 @@ def decode(raw):
         raise Invalid('the body is not valid UTF-8: %s' % exc) from None
     if text.startswith('\ufeff'):
         text = text[1:]
-    if _nesting(text) > MAX_DEPTH:
-        raise Invalid('nested deeper than %d levels' % MAX_DEPTH)
     try:
         value = json.loads(text, object_pairs_hook=_object_pairs,
                            parse_constant=_constant, parse_int=_integer,
                            parse_float=_float)
     except Invalid:
         raise
-    except (ValueError, RecursionError) as exc:
+    except RecursionError:
+        # NOTE: the decoder's own limit, about 1,000 levels: deeper still.
+        raise Invalid(TOO_DEEP) from None
+    except ValueError as exc:
         raise Invalid(str(exc)) from None
-    _check_strings(value)
+    _check_values(value)
     return value
 
 
