@@ -1,6 +1,5 @@
 """The v1 endpoints of the introspection path."""
 
-import copy
 import functools
 import logging
 
@@ -110,7 +109,7 @@ class V1:
         one transaction. The data as posted is kept (copied before the
         hooks change it) only for a store that keeps it."""
         keeps = getattr(self._data_store, 'enabled', True)
-        raw = copy.deepcopy(data) if keeps else None
+        raw = body.copy_of(data) if keeps else None
         failures = self._pipeline.before_processing(data)
         event, record = self._recorder(data, raw, logs, failures)
         uuid, request_id = self._lookup(data, record)
