@@ -8,7 +8,9 @@ about 1,000 levels), strings that cannot be stored (lone surrogates,
 NUL), and in the ramdisk payload a known field of the wrong type.
 """
 
+import itertools
 import json
+import re
 
 #: Deepest nesting of arrays and objects accepted. An IPA payload nests
 #: about 6 levels; rules about 4.
@@ -58,29 +60,48 @@ def _short(text, limit=40):
     return text if len(text) <= limit else text[:limit] + '...'
 
 
+#: The bytes that shape JSON: quotes, brackets.
+_MARKS = b'"[]{}'
+_NOT_MARKS = bytes(sorted(set(range(256)) - set(_MARKS)))
+#: A string, once its escaped backslashes and quotes are gone.
+_STRING = re.compile(rb'"[^"]*"')
+_STEP = {ord('['): 1, ord('{'): 1, ord(']'): -1, ord('}'): -1}
+
+
+def _too_deep(raw):
+    """Whether the JSON text ``raw`` (UTF-8) nests deeper than
+    :data:`MAX_DEPTH`, found before decoding it: the decoder recurses
+    once per level, in the C stack of whichever thread decodes (a
+    thread's stack can be small), up to its own limit.
+
+    Escaped backslashes, then escaped quotes, are dropped (left to right,
+    as JSON reads them), then every byte but quotes and brackets (no
+    byte of a multi-byte UTF-8 character is one), then the strings: what
+    is left are the brackets, in C but for a sum over those left."""
+    if b'\\' in raw:
+        raw = raw.replace(b'\\\\', b'').replace(b'\\"', b'')
+    marks = raw.translate(None, _NOT_MARKS)
+    if len(marks) <= MAX_DEPTH:
+        return False
+    brackets = _STRING.sub(b'', marks)
+    return len(brackets) > MAX_DEPTH and max(
+        itertools.accumulate(map(_STEP.__getitem__, brackets))) > MAX_DEPTH
+
+
 def _check_values(value):
-    """:raises Invalid: nesting deeper than :data:`MAX_DEPTH`, or a string
-    or key that cannot be stored. Level by level, without recursion."""
-    level, depth = [value], 0
-    while level:
-        below = []
-        containers = False
-        for item in level:
-            if isinstance(item, dict):
-                containers = True
-                for key in item:
-                    _check_string(key)
-                below.extend(item.values())
-            elif isinstance(item, list):
-                containers = True
-                below.extend(item)
-            elif isinstance(item, str):
-                _check_string(item)
-        if containers:
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise Invalid(TOO_DEEP)
-        level = below
+    """:raises Invalid: a string or key that cannot be stored. Without
+    recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key in item:
+                _check_string(key)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            _check_string(item)
 
 
 def _check_string(text):
@@ -107,6 +128,9 @@ def decode(raw):
         text = raw.decode('utf-8') if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as exc:
         raise Invalid('the body is not valid UTF-8: %s' % exc) from None
+    if _too_deep(raw if isinstance(raw, bytes)
+                 else raw.encode('utf-8', 'surrogatepass')):
+        raise Invalid(TOO_DEEP)
     if text.startswith('\ufeff'):
         text = text[1:]
     try:
@@ -115,10 +139,7 @@ def decode(raw):
                            parse_float=_float)
     except Invalid:
         raise
-    except RecursionError:
-        # NOTE: the decoder's own limit, about 1,000 levels: deeper still.
-        raise Invalid(TOO_DEEP) from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise Invalid(str(exc)) from None
     _check_values(value)
     return value

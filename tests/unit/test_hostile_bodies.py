@@ -7,6 +7,9 @@ by hypothesis.
 """
 
 import copy
+import subprocess
+import sys
+import textwrap
 
 from hypothesis import HealthCheck
 from hypothesis import given
@@ -102,6 +105,33 @@ def test_the_400_says_what_is_wrong_with_the_body(client):
     message = _post(client, '/v1/continue', HOSTILE['duplicate keys']
                     ).get_json()['error']['message']
     assert message == 'Invalid JSON body: duplicate key "inventory"'
+
+
+def test_a_deep_body_is_refused_before_decoding_in_a_small_stack():
+    # NOTE: json's C decoder recurses once per level up to its own limit;
+    # in a thread with a small stack (128 KiB: musl's default) that
+    # crashed the process (a subprocess here, so a crash fails the test).
+    script = textwrap.dedent("""
+        import threading
+        from inspector_ha.api import body
+        threading.stack_size(128 * 1024)
+        said = []
+        def decode():
+            for raw in (b'[' * 100000 + b']' * 100000,
+                        b'{"a":' * 50000 + b'1' + b'}' * 50000):
+                try:
+                    body.decode(raw)
+                except body.Invalid as exc:
+                    said.append(str(exc))
+        thread = threading.Thread(target=decode)
+        thread.start()
+        thread.join()
+        print(said)
+        """)
+    proc = subprocess.run([sys.executable, '-c', script], capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == repr(['nested deeper than 64 levels'] * 2)
 
 
 def test_nesting_up_to_the_limit_is_decoded(client):
