@@ -63,6 +63,7 @@ class HAProxy:
 
     def __init__(self, api_urls, provisioning=('127.0.0.0/8',),
                  health_path=None):
+        self._binary = binary()
         self.port = backends.free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         self._stats = 'http://127.0.0.1:%d/stats;csv' % backends.free_port()
@@ -95,7 +96,7 @@ class HAProxy:
         return bool(states) and set(states.values()) == {'UP'}
 
     def start(self):
-        self._proc = subprocess.Popen([binary(), '-db', '-f', self._conf],
+        self._proc = subprocess.Popen([self._binary, '-db', '-f', self._conf],
                                       stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL)
         backends.wait_for(lambda: backends.port_open('127.0.0.1',

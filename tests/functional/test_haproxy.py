@@ -13,6 +13,7 @@ import requests
 import backends
 import haproxy
 
+
 def test_the_shipped_file_is_valid_as_shipped():
     result = subprocess.run([haproxy.binary(), '-c', '-f', haproxy.SHIPPED],
                             capture_output=True, text=True)
@@ -68,6 +69,7 @@ def test_a_client_polling_every_10_s_keeps_its_connection():
     """ironic-inspector-client's ``--wait`` polls every 10 s on one kept
     connection; HAProxy closed it after ``timeout http-request`` (10 s)
     idle, racing the next poll (RemoteDisconnected, seen in CI)."""
+    haproxy.binary()  # before the server: a skip leaves none running
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Answers200)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     proxy = haproxy.HAProxy(['http://127.0.0.1:%d' % server.server_port])

@@ -28,6 +28,7 @@ class _Embedded:
 
 class _Split:
     def __init__(self, tmp_path, ironic, obtain):
+        haproxy.binary()  # before the cluster: a skip leaves none
         self.cluster = cluster_mod.Cluster(
             tmp_path, obtain(backends.postgres_url),
             obtain(backends.rabbit_url), obtain(backends.redis_url),
