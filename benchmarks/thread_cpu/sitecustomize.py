@@ -8,7 +8,9 @@ function it runs, and the Ironic facade's calls, keyed by call) so that
 each call adds the CPU time its thread spent inside (inclusive) to a
 table, with the cyclic garbage collector's CPU per generation and each
 thread's CPU by thread name (or class), in ms, written every 5 s to
-``$THREAD_CPU_DIR/<program>-<pid>.txt``::
+``$THREAD_CPU_DIR/<program>-<pid>.txt`` (creating
+``$THREAD_CPU_DIR/clear`` starts the table again, and creating
+``$THREAD_CPU_DIR/write`` writes it, within a second)::
 
     THREAD_CPU_DIR=/tmp/cpu PYTHONPATH=benchmarks/thread_cpu \\
         .venv/bin/python benchmarks/run.py --nodes 200 --skip upstream \\
@@ -24,13 +26,16 @@ With ``THREAD_CPU_YAPPI=1`` as well, each process is profiled by yappi
 instead (CPU clock, every thread; ``pip install yappi`` into the
 venv): every function's own and inclusive CPU, saved every 10 s in
 pstats form to ``$THREAD_CPU_DIR/<program>-<pid>.pstat``, read with
-``python -m pstats``. The tracer makes every call slower, so read the
+``python -m pstats``; creating ``$THREAD_CPU_DIR/clear`` (say when the
+log says the service is up) clears what was counted until then, within
+a second. The tracer makes every call slower, so read the
 shares, not the milliseconds.
 """
 
 import collections
 import functools
 import importlib
+import itertools
 import os
 import sys
 import threading
@@ -54,11 +59,21 @@ TARGETS = [
     ('inspector_ha.api.checks', None, 'check_startable'),
     ('inspector_ha.rules.engine', None, 'apply'),
     ('inspector_ha.processing.changes', None, 'apply'),
+    ('inspector_ha.ironic.transport', 'Transport', 'call'),
+    ('logging', 'Handler', 'handle'),
+    ('flask.app', 'Flask', 'full_dispatch_request'),
     ('cheroot.server', 'HTTPConnection', 'communicate'),
     ('cheroot.server', 'HTTPRequest', 'respond'),
     # the driver's own work: a statement on its cursor, a commit
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_executemany'),
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_commit'),
+    # a transaction's own steps: SQLite's write lock, SQLAlchemy's begin
+    # and commit, a kept connection taken and given back
+    ('inspector_ha.db.api', None, '_begin_immediate'),
+    ('sqlalchemy.engine.base', 'Connection', 'begin'),
+    ('sqlalchemy.engine.base', 'RootTransaction', 'commit'),
+    ('inspector_ha.db.kept', 'KeptConnections', 'take'),
+    ('inspector_ha.db.kept', 'KeptConnections', 'give_back'),
     # a hot statement run on the driver's cursor (inspector_ha.db.prepared)
     ('inspector_ha.db.prepared', None, '_execute'),
     # SQLAlchemy's: one statement (compiling it when its cache misses),
@@ -67,6 +82,8 @@ TARGETS = [
     ('sqlalchemy.sql.compiler', 'SQLCompiler', '__init__'),
 ]
 _TOTALS = collections.defaultdict(lambda: [0, 0.0])
+#: CPU when the table was last cleared: per thread name, and 'process'.
+_BASE = {}
 
 
 def _timed(label, func, key_arg=None):
@@ -98,15 +115,27 @@ def _write(path):
         key, calls, seconds * 1000, seconds * 1000 / calls)
         for key, (calls, seconds) in sorted(
             _TOTALS.items(), key=lambda item: -item[1][1])]
-    lines.append('process CPU %.0f ms' % (time.process_time() * 1000))
+    lines.append('process CPU %.0f ms' % (
+        _process_ms() - _BASE.get('process', 0)))
     lines += _by_thread()
     with open(path, 'w') as out:
         out.write('\n'.join(lines) + '\n')
 
 
+def _process_ms():
+    return time.process_time() * 1000
+
+
 def _by_thread():
-    """Each live thread's CPU (its name, from /proc), most first; the
-    names of Python threads are those given to ``threading``."""
+    """Each live thread's CPU since the table was cleared, most first."""
+    used = _by_thread_ms()
+    used.subtract({name: _BASE.get(name, 0) for name in used})
+    return ['thread %-51s %10.0f ms' % item for item in used.most_common()]
+
+
+def _by_thread_ms():
+    """Each live thread's CPU (its name, from /proc); the names of Python
+    threads are those given to ``threading``."""
     names = {thread.native_id: _thread_name(thread)
              for thread in threading.enumerate()}
     ticks = os.sysconf('SC_CLK_TCK')
@@ -120,7 +149,7 @@ def _by_thread():
         name = names.get(int(task), 'native %s' % task)
         used[name.rstrip('0123456789_-')] += (
             int(fields[11]) + int(fields[12])) * 1000 / ticks
-    return ['thread %-51s %10.0f ms' % item for item in used.most_common()]
+    return used
 
 
 def _thread_name(thread):
@@ -159,9 +188,20 @@ def _install(directory):
     path = os.path.join(directory, '%s-%d.txt' % (
         os.path.basename(sys.argv[0]), os.getpid()))
 
+    clear = os.path.join(directory, 'clear')
+    write = os.path.join(directory, 'write')
+
     def write_every_5_s():
-        while not threading.Event().wait(5):
-            _write(path)
+        for second in itertools.count(1):
+            threading.Event().wait(1)
+            if os.path.exists(clear):
+                _TOTALS.clear()
+                _BASE.update(_by_thread_ms(), process=_process_ms())
+                os.remove(clear)
+            if second % 5 == 0 or os.path.exists(write):
+                _write(path)
+                if os.path.exists(write):
+                    os.remove(write)
     threading.Thread(target=write_every_5_s, daemon=True).start()
 
 
@@ -172,9 +212,16 @@ def _profile(directory):
     path = os.path.join(directory, '%s-%d.pstat' % (
         os.path.basename(sys.argv[0]), os.getpid()))
 
+    clear = os.path.join(directory, 'clear')
+
     def save_every_10_s():
-        while not threading.Event().wait(10):
-            yappi.get_func_stats().save(path, type='pstat')
+        for second in itertools.count(1):
+            threading.Event().wait(1)
+            if os.path.exists(clear):
+                yappi.clear_stats()
+                os.remove(clear)
+            if second % 10 == 0:
+                yappi.get_func_stats().save(path, type='pstat')
     threading.Thread(target=save_every_10_s, daemon=True).start()
 
 
