@@ -61,7 +61,7 @@ class Service:
             conf.coordination.lease_timeout)
         self.transport = queue.get_transport(conf)
         _tune_rabbit(conf)
-        self.publisher = queue.Publisher(self.transport, conf.queue.topic,
+        self.publisher = queue.publisher(self.transport, conf.queue.topic,
                                          self.member_id,
                                          conf.queue.retry_count,
                                          self.releases.object_version)
@@ -103,10 +103,14 @@ class Service:
         firewall) and needs a ``[pxe_filter] driver`` other than noop."""
         self.coordinator.start()
         self.discovery = self.ironic.discover()
-        if workers and self.conf.pxe_filter.whitelist_pubsub:
-            self.bus = self._bus()
         if firewall is None:
             firewall = workers
+        # NOTE: in-process messaging reaches this process alone: its
+        # announcements are heard only by its own firewall, which makes
+        # the bus it listens on.
+        if (workers and self.conf.pxe_filter.whitelist_pubsub and
+                not queue.in_process(self.conf)):
+            self.bus = self._bus()
         if firewall and self.conf.pxe_filter.driver != 'noop':
             self._start_firewall()
         if workers:

@@ -28,7 +28,7 @@ from inspector_ha.fsm import states as st
 LOG = logging.getLogger(__name__)
 
 
-def redrive(store: db_api.Store, publisher: queue.Publisher,
+def redrive(store: db_api.Store, publisher: queue.Publishing,
             older_than: float, fence: Fence) -> None:
     """Publish again requests whose message may have been lost."""
     stale = store.transaction(_touch_stale, fence, older_than)
@@ -37,7 +37,7 @@ def redrive(store: db_api.Store, publisher: queue.Publisher,
         LOG.info('Re-drove %d requests', len(stale))
 
 
-def time_out(store: db_api.Store, publisher: queue.Publisher,
+def time_out(store: db_api.Store, publisher: queue.Publishing,
              timeout: float, fence: Fence) -> None:
     """Queue a timeout request for every introspection past its time."""
     if timeout > 0:
@@ -54,7 +54,7 @@ class IronicSync:
     listed is in our table but not in that listing. No clocks compared.
     """
 
-    def __init__(self, store: db_api.Store, publisher: queue.Publisher,
+    def __init__(self, store: db_api.Store, publisher: queue.Publishing,
                  ironic: ironic_client.Ironic) -> None:
         self._store = store
         self._publisher = publisher
@@ -77,7 +77,7 @@ def clean_up_data(store: db_api.Store, expiry: float,
     store.transaction(_clean_up, fence, expiry)
 
 
-def _publish(publisher: queue.Publisher,
+def _publish(publisher: queue.Publishing,
              added: Iterable[models.Request]) -> None:
     for request in added:
         publisher.publish(request.id, request.node_uuid, request.event)
@@ -128,7 +128,7 @@ def _clean_up(conn: sa.Connection, fence: Fence, expiry: float) -> None:
         models.Request.updated_at < cutoff))
 
 
-def jobs(conf: Any, store: db_api.Store, publisher: queue.Publisher,
+def jobs(conf: Any, store: db_api.Store, publisher: queue.Publishing,
          ironic: ironic_client.Ironic
          ) -> list[tuple[str, float, Callable[[Fence], None]]]:
     """``[(name, period, job)]``: the periodic jobs ``conf`` enables."""

@@ -13,6 +13,8 @@ A message that cannot be decoded would fail the same way every time: it
 is acknowledged and dropped (its request, if any, stays open in SQL).
 Publishing is best effort by design: the request is already in SQL and
 is re-driven from there if its message is lost (outbox).
+With ``fake://`` (the embedded default) the queue is the process's own
+(:mod:`inspector_ha.messaging.local`), not oslo.messaging's.
 
 oslo.messaging's rabbit driver reconnects forever and a consumer's poll
 just times out while the broker is gone, so a worker cannot tell an empty
@@ -29,7 +31,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, cast
 from urllib import parse
 
 import kombu
@@ -37,6 +39,7 @@ import oslo_messaging as messaging
 
 from inspector_ha.coordination import releases
 from inspector_ha.messaging import cluster_share
+from inspector_ha.messaging import local
 from inspector_ha.messaging import objects
 
 if TYPE_CHECKING:
@@ -52,11 +55,51 @@ EVENT_TYPE = 'inspector_ha.request'
 #: against 0.6 ms at 5 messages a second). A wait ends as soon as a message
 #: arrives, so this delays nothing.
 POLL_FLOOR = 0.25
+#: oslo.messaging's transport, or this process's own queue (``fake://``).
+Transport: TypeAlias = 'messaging.Transport | local.LocalQueue'
 
 
-def get_transport(conf: cfg.ConfigOpts) -> messaging.Transport:
-    """One transport per service; in-process ``fake://`` needs sharing."""
+def get_transport(conf: cfg.ConfigOpts) -> Transport:
+    """One transport per service: for ``fake://``, this process's
+    :class:`~inspector_ha.messaging.local.LocalQueue`."""
+    if in_process(conf):
+        return local.LocalQueue()
     return messaging.get_notification_transport(conf)
+
+
+class Publishing(Protocol):
+    """What publishes a recorded request (either publisher)."""
+
+    def publish(self, request_id: str, node_uuid: str,
+                event: str) -> None: ...
+
+    def close(self, timeout: float = 5.0) -> None: ...
+
+
+def publisher(transport: Transport, topic: str, publisher_id: str,
+              retry: int | None,
+              version_for: Callable[[str], str | None] | None = None
+              ) -> Publishing:
+    """The publisher of ``transport``'s kind."""
+    if isinstance(transport, local.LocalQueue):
+        return LocalPublisher(transport)
+    return Publisher(transport, topic, publisher_id, retry, version_for)
+
+
+class LocalPublisher:
+    """Puts a request on this process's own queue, from the caller's
+    thread (it never waits), at this release's own version: the only
+    reader is this process."""
+
+    def __init__(self, transport: local.LocalQueue) -> None:
+        self._queue = transport
+
+    def publish(self, request_id: str, node_uuid: str, event: str) -> None:
+        self._queue.put(objects.to_primitive(
+            objects.transition_request(request_id, node_uuid, event)))
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Nothing is held back."""
 
 
 class Publisher:
@@ -123,7 +166,7 @@ class Consumer:
     and return to the queue when its connection closes.
     """
 
-    def __init__(self, transport: messaging.Transport, topic: str,
+    def __init__(self, transport: Transport, topic: str,
                  handler: Callable[[objects.TransitionRequest], bool],
                  pool_size: int, get_timeout: float, stop: threading.Event,
                  requeue_delay: float = 0.0,
@@ -275,6 +318,13 @@ class BrokerProbe:
                 LOG.debug('Closing the probe connection: %r', exc)
 
 
+def in_process(conf: cfg.ConfigOpts) -> bool:
+    """Whether ``[DEFAULT] transport_url`` is ``fake://``: messages reach
+    this process alone (the embedded default)."""
+    return messaging.TransportURL.parse(
+        conf, conf.transport_url).transport == 'fake'
+
+
 def broker_probe(conf: cfg.ConfigOpts,
                  timeout: float) -> BrokerProbe | None:
     """A :class:`BrokerProbe` for ``[DEFAULT] transport_url``, or None when
@@ -312,7 +362,7 @@ def _quote(text: str | None) -> str:
     return parse.quote(text or '', safe='')
 
 
-def _poll_style_listener(transport: messaging.Transport,
+def _poll_style_listener(transport: Transport,
                          target: messaging.Target) -> Any:
     """The driver's poll-style listener for ``target``.
 
@@ -322,6 +372,8 @@ def _poll_style_listener(transport: messaging.Transport,
     doc/design.md needs the listener itself. oslo.messaging wraps it in an
     adapter that would start its own thread; the poll-style listener is inside.
     """
+    if isinstance(transport, local.LocalQueue):
+        return transport.listener()
     listener = transport._listen_for_notifications(
         [(target, 'info')], None, 1, None)
     return getattr(listener, '_poll_style_listener', listener)

@@ -11,6 +11,7 @@ from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.firewall import manager
 from inspector_ha.firewall import sources
 from inspector_ha.firewall import watcher as watcher_mod
+from inspector_ha import service as service_mod
 
 import backends
 
@@ -363,3 +364,16 @@ def test_a_leader_whose_channel_started_late_reads_the_store_again(
         firewall.reset.set()
         leading.join(10)
     assert white == frozenset({'52:54:00:00:00:01'})
+
+
+def test_a_worker_on_in_process_messaging_without_a_firewall_announces_nothing(
+        service_conf):
+    """``fake://`` reaches this process alone, and its firewall, with the
+    noop driver, listens to nothing: no bus is made, no cast is sent."""
+    svc = service_mod.Service(service_conf)
+    try:
+        svc.start(workers=True, periodic_jobs=False)
+        assert svc.bus is None
+        svc.announce_whitelist('add', 'node-1', ['52:54:00:00:00:01'])
+    finally:
+        svc.shutdown()

@@ -84,9 +84,10 @@ def test_a_message_that_cannot_be_decoded_at_all_is_dropped():
 
 def test_the_publisher_sends_at_the_version_it_is_given(service):
     import oslo_messaging as messaging
+    transport = messaging.get_notification_transport(service.conf)
     listener = queue._poll_style_listener(
-        service.transport, messaging.Target(topic='wire-test'))
-    publisher = queue.Publisher(service.transport, 'wire-test', 'unit',
+        transport, messaging.Target(topic='wire-test'))
+    publisher = queue.Publisher(transport, 'wire-test', 'unit',
                                 0, version_for=lambda name: '1.0')
     try:
         publisher.publish(UUID, 'node-1', 'start')
