@@ -9,8 +9,8 @@ each call adds the CPU time its thread spent inside (inclusive) to a
 table, with the cyclic garbage collector's CPU per generation and each
 thread's CPU by thread name (or class), in ms, written every 5 s to
 ``$THREAD_CPU_DIR/<program>-<pid>.txt`` (creating
-``$THREAD_CPU_DIR/clear`` starts the table again, and creating
-``$THREAD_CPU_DIR/write`` writes it, within a second)::
+or touching ``$THREAD_CPU_DIR/clear`` starts the tables again, and
+``$THREAD_CPU_DIR/write`` writes them, within a second)::
 
     THREAD_CPU_DIR=/tmp/cpu PYTHONPATH=benchmarks/thread_cpu \\
         .venv/bin/python benchmarks/run.py --nodes 200 --skip upstream \\
@@ -26,9 +26,9 @@ With ``THREAD_CPU_YAPPI=1`` as well, each process is profiled by yappi
 instead (CPU clock, every thread; ``pip install yappi`` into the
 venv): every function's own and inclusive CPU, saved every 10 s in
 pstats form to ``$THREAD_CPU_DIR/<program>-<pid>.pstat``, read with
-``python -m pstats``; creating ``$THREAD_CPU_DIR/clear`` (say when the
-log says the service is up) clears what was counted until then, within
-a second. The tracer makes every call slower, so read the
+``python -m pstats``; creating or touching ``$THREAD_CPU_DIR/clear``
+(say when the log says the service is up) clears what was counted until
+then, within a second. The tracer makes every call slower, so read the
 shares, not the milliseconds.
 """
 
@@ -188,21 +188,39 @@ def _install(directory):
     path = os.path.join(directory, '%s-%d.txt' % (
         os.path.basename(sys.argv[0]), os.getpid()))
 
-    clear = os.path.join(directory, 'clear')
-    write = os.path.join(directory, 'write')
+    clear = _Touched(os.path.join(directory, 'clear'))
+    write = _Touched(os.path.join(directory, 'write'))
 
     def write_every_5_s():
         for second in itertools.count(1):
             threading.Event().wait(1)
-            if os.path.exists(clear):
+            if clear():
                 _TOTALS.clear()
                 _BASE.update(_by_thread_ms(), process=_process_ms())
-                os.remove(clear)
-            if second % 5 == 0 or os.path.exists(write):
+            if write() or second % 5 == 0:
                 _write(path)
-                if os.path.exists(write):
-                    os.remove(write)
     threading.Thread(target=write_every_5_s, daemon=True).start()
+
+
+class _Touched:
+    """Whether the file at ``path`` was created or touched since the last
+    call (each process of a cluster sees it; none removes it)."""
+
+    def __init__(self, path):
+        self._path = path
+        self._seen = self._mtime()
+
+    def _mtime(self):
+        try:
+            return os.stat(self._path).st_mtime_ns
+        except OSError:
+            return None
+
+    def __call__(self):
+        mtime = self._mtime()
+        touched = mtime is not None and mtime != self._seen
+        self._seen = mtime
+        return touched
 
 
 def _profile(directory):
@@ -212,14 +230,13 @@ def _profile(directory):
     path = os.path.join(directory, '%s-%d.pstat' % (
         os.path.basename(sys.argv[0]), os.getpid()))
 
-    clear = os.path.join(directory, 'clear')
+    clear = _Touched(os.path.join(directory, 'clear'))
 
     def save_every_10_s():
         for second in itertools.count(1):
             threading.Event().wait(1)
-            if os.path.exists(clear):
+            if clear():
                 yappi.clear_stats()
-                os.remove(clear)
             if second % 10 == 0:
                 yappi.get_func_stats().save(path, type='pstat')
     threading.Thread(target=save_every_10_s, daemon=True).start()
