@@ -176,8 +176,9 @@ def with_options(url: str, timeout: float) -> str:
     thread of its own unless told ``executor=sync``; every caller waits
     for the answer anyway, so each call only paid a hand-over to that
     thread and back (the membership probe twice a second in every
-    process: in the benchmark's split cluster that thread used about 1.5
-    ms of CPU per introspection over its five processes). A call to a
+    process: in the benchmark's split cluster that thread used about 100
+    ms of CPU per process over a 200-node batch, see
+    ``benchmarks/results/README.md``, 2026-11-28). A call to a
     backend that does not answer still ends within the lease: the Redis
     and etcd3 gateway clients time out after tooz's ``timeout``.
     """
