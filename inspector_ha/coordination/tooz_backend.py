@@ -35,7 +35,7 @@ class Coordinator:
                  policy: retry.RetryPolicy,
                  lease_timeout: float | None = None) -> None:
         if lease_timeout is not None:
-            url = with_options(url, lease_timeout)
+            url = with_timeout(url, lease_timeout)
         self.url = url
         self.member_id = member_id
         self._policy = policy
@@ -168,27 +168,13 @@ def _tooz_errors_only() -> Iterator[None]:
             'coordination backend failed: %r' % exc) from exc
 
 
-def with_options(url: str, timeout: float) -> str:
-    """``url`` with tooz's ``timeout`` option (not for ``file://``) and
-    its synchronous executor, unless it sets them.
-
-    tooz runs the Redis, etcd3 gateway and file drivers' group calls on a
-    thread of its own unless told ``executor=sync``; every caller waits
-    for the answer anyway, so each call only paid a hand-over to that
-    thread and back (the membership probe twice a second in every
-    process: in the benchmark's split cluster that thread used about 100
-    ms of CPU per process over a 200-node batch, see
-    ``benchmarks/results/README.md``, 2026-11-28). A call to a
-    backend that does not answer still ends within the lease: the Redis
-    and etcd3 gateway clients time out after tooz's ``timeout``.
-    """
+def with_timeout(url: str, timeout: float) -> str:
+    """``url`` with tooz's ``timeout`` option, unless it has one."""
     parts = parse.urlsplit(url)
     query = parse.parse_qsl(parts.query)
-    given = {key for key, _ in query}
-    if parts.scheme != 'file' and 'timeout' not in given:
-        query.append(('timeout', '%d' % timeout))
-    if 'executor' not in given:
-        query.append(('executor', 'sync'))
+    if parts.scheme == 'file' or any(k == 'timeout' for k, _ in query):
+        return url
+    query.append(('timeout', '%d' % timeout))
     return parse.urlunsplit(parts._replace(query=parse.urlencode(query)))
 
 

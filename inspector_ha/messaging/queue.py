@@ -60,11 +60,16 @@ Transport: TypeAlias = 'messaging.Transport | local.LocalQueue'
 
 
 def get_transport(conf: cfg.ConfigOpts) -> Transport:
-    """One transport per service: for ``fake://``, this process's
+    """One transport per service, at oslo.messaging's URL for
+    notifications (``[oslo_messaging_notifications] transport_url``, else
+    ``[DEFAULT]``'s); for ``fake://``, this process's
     :class:`~inspector_ha.messaging.local.LocalQueue`."""
-    if in_process(conf):
+    transport = messaging.get_notification_transport(conf)
+    url = conf.oslo_messaging_notifications.transport_url
+    if in_process(conf, url or conf.transport_url):
+        transport.cleanup()
         return local.LocalQueue()
-    return messaging.get_notification_transport(conf)
+    return transport
 
 
 class Publishing(Protocol):
@@ -318,11 +323,12 @@ class BrokerProbe:
                 LOG.debug('Closing the probe connection: %r', exc)
 
 
-def in_process(conf: cfg.ConfigOpts) -> bool:
-    """Whether ``[DEFAULT] transport_url`` is ``fake://``: messages reach
-    this process alone (the embedded default)."""
+def in_process(conf: cfg.ConfigOpts, url: str | None = None) -> bool:
+    """Whether ``url`` (by default ``[DEFAULT] transport_url``, the RPC
+    transport's) is ``fake://``: messages reach this process alone (the
+    embedded default)."""
     return messaging.TransportURL.parse(
-        conf, conf.transport_url).transport == 'fake'
+        conf, url or conf.transport_url).transport == 'fake'
 
 
 def broker_probe(conf: cfg.ConfigOpts,

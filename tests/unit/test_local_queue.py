@@ -86,3 +86,21 @@ def test_a_stopped_listener_takes_nothing_more():
         str(uuidlib.uuid4()), str(uuidlib.uuid4()), 'start')
     assert listener.poll(timeout=0.1) is None
     assert transport.listener().poll(timeout=1) is not None
+
+
+def test_the_queue_follows_oslo_messagings_url_for_notifications(
+        service_conf):
+    """``[oslo_messaging_notifications] transport_url``, where set, decides
+    (as oslo.messaging's notifications do), else ``[DEFAULT]``'s."""
+    queue.get_transport(service_conf).cleanup()  # registers its options
+    group = 'oslo_messaging_notifications'
+    service_conf.set_override('transport_url', 'rabbit://u:p@127.0.0.1:1/',
+                              group=group)
+    transport = queue.get_transport(service_conf)
+    try:
+        assert not isinstance(transport, local.LocalQueue)
+    finally:
+        transport.cleanup()
+    service_conf.set_override('transport_url', 'rabbit://u:p@127.0.0.1:1/')
+    service_conf.set_override('transport_url', 'fake:/', group=group)
+    assert isinstance(queue.get_transport(service_conf), local.LocalQueue)
