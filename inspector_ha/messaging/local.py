@@ -2,15 +2,15 @@
 embedded default): a Python queue between its API and its worker
 threads, in place of oslo.messaging's in-process driver.
 
-That driver serves tests of oslo.messaging: a consumer with nothing to
-take sleeps 50 ms at a time, and each message passes through a notifier,
-a deep copy and a publisher thread. Here a message is the same primitive
-(:mod:`inspector_ha.messaging.objects`), put on the queue by the API's
-own thread and taken by a waiting worker thread at once. The guarantees
-are those of ``fake://``: a message lives in this process only, a worker
-that does not consume it puts it back at the end of the queue, and the
-outbox re-drive publishes again from SQL whatever a stopped process
-held.
+With that driver a consumer with nothing to take slept 50 ms at a time,
+and each message went through oslo.messaging's notifier, the driver's
+deep copy and the publisher's own thread. Here a message is the same
+primitive (:mod:`inspector_ha.messaging.objects`), put on the queue by
+the API's own thread and taken by a waiting worker thread at once. The
+guarantees are those of ``fake://``: a message lives in this process
+only, a worker that does not consume it puts it back at the end of the
+queue, and the outbox re-drive publishes again from SQL whatever a
+stopped process held.
 """
 
 from __future__ import annotations
