@@ -118,7 +118,7 @@ class Service:
         self.membership = membership.Membership(
             self.coordinator, self.lifecycle, self.conf.coordination,
             self.conf.host, ['worker'] if workers else ['api'],
-            self.reset_leaderships, self._shown,
+            self.group_shrank, self._shown,
             self._on_workers())
         self.membership.enter()
         self.membership.start()
@@ -150,7 +150,7 @@ class Service:
             'queue', conf.queue.retry_count, conf.queue.retry_timeout,
             self.stop, (queue.BrokerUnreachable,)))
         return watch_mod.Watch(self.store, broker, self.lifecycle,
-                               conf.worker, hard_exit)
+                               conf.worker, hard_exit, self._delivered_at)
 
     def election(self, name):
         """This member's campaign for the leadership ``name``."""
@@ -202,6 +202,10 @@ class Service:
             opts.requeue_delay, self.share)
         self._consumer.start()
         self.watch().start()
+
+    def _delivered_at(self):
+        """When this worker's consumer last got a message (0: never)."""
+        return 0.0 if self._consumer is None else self._consumer.delivered_at
 
     def _leader_loops(self):
         """The periodic leaders this configuration enables."""
@@ -269,6 +273,13 @@ class Service:
         introspection (best effort; store polling repairs a loss)."""
         if self.bus is not None:
             self.bus.whitelist(op, node_uuid, macs)
+
+    def group_shrank(self):
+        """A member left: the leaderships are run again, and the next
+        publication reads every member's release again (one that comes
+        back under the same id may run another)."""
+        self.releases.forget()
+        self.reset_leaderships()
 
     def reset_leaderships(self):
         """The group shrank: every leadership is given up and re-run."""

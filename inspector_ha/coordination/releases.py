@@ -42,6 +42,12 @@ RELEASES: dict[str, dict[str, Any]] = {
 }
 OLDEST = '0.1.0'
 CURRENT = '0.2.0'
+#: Looks of :class:`Releases` that may take the versions the look before
+#: read, while the group's members are the same, between two that read
+#: every member's: a member's version never changes while it lives, but
+#: its id (``host.pid``) may come back with another release, as a
+#: container restarted keeps its host name and PID.
+REUSED_LOOKS = 9
 
 
 def _key(version: object) -> tuple[int, ...] | None:
@@ -95,8 +101,15 @@ def is_at_least(release: str, wanted: str) -> bool:
 def member_versions(
         coordinator: tooz_backend.Coordinator) -> dict[str, Any]:
     """``{member_id: announced version or None}`` of the member group."""
-    return {member: caps.get('version') if isinstance(caps, dict) else None
+    return {member: _version_in(caps)
             for member, caps in membership.members(coordinator).items()}
+
+
+def _version_in(capabilities: Any) -> Any:
+    """The version a member announces in its capabilities, or None."""
+    if isinstance(capabilities, dict):
+        return capabilities.get('version')
+    return None
 
 
 class Releases:
@@ -105,6 +118,11 @@ class Releases:
     ``coordinator`` is the service's :class:`tooz_backend.Coordinator`
     (the member group is read); ``pin`` is
     ``[DEFAULT] pin_release_version`` (None: automatic).
+
+    A look lists the group; it reads each member's capabilities only
+    when the members changed since the look before, and at least every
+    ``REUSED_LOOKS + 1`` looks (a tooz call per member: in a batch, most
+    of what the coordination client's thread did in every process).
     """
 
     def __init__(self, coordinator: tooz_backend.Coordinator,
@@ -120,6 +138,10 @@ class Releases:
         self._cached: str | None = None
         self._at: float | None = None
         self._looking: threading.Thread | None = None
+        #: The versions the last look read, by member id, and how many
+        #: looks since have taken them again.
+        self._versions: dict[bytes, Any] = {}
+        self._reused = 0
 
     def effective(self) -> str:
         """The release every live member (and the pin) understands.
@@ -153,12 +175,27 @@ class Releases:
 
     def _look(self) -> str:
         try:
-            versions = member_versions(self._coordinator).values()
+            versions = self._member_versions()
         except Exception as exc:
+            self._versions = {}
             LOG.warning('Cannot read the member versions (%r); speaking '
                         'release %s', exc, OLDEST)
             return OLDEST
         return lowest(versions, self._pin)
+
+    def _member_versions(self) -> Iterable[Any]:
+        """The live members' versions: the last look's while the members
+        are the same (at most ``REUSED_LOOKS`` times), else read."""
+        members = self._coordinator.member_ids(membership.GROUP)
+        if members == self._versions.keys() and (
+                self._reused < REUSED_LOOKS):
+            self._reused += 1
+            return self._versions.values()
+        self._versions = {
+            member: _version_in(self._coordinator.capabilities(
+                membership.GROUP, member)) for member in members}
+        self._reused = 0
+        return self._versions.values()
 
     def allows(self, release: str) -> bool:
         """May this member use behaviour introduced in ``release``?"""
@@ -173,6 +210,8 @@ class Releases:
         return RELEASES[self.effective()]['events']
 
     def forget(self) -> None:
-        """Look at the group again on the next question."""
+        """Look at the group again on the next question, reading every
+        member's version."""
         with self._lock:
             self._at = None
+            self._versions = {}

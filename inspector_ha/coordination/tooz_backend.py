@@ -112,13 +112,14 @@ class Coordinator:
 
     def members(self, group: bytes) -> dict[str, Any]:
         """``{member_id: capabilities}`` of ``group`` (JSON-decoded)."""
-        result: dict[str, Any] = {}
-        for member in self.member_ids(group):
-            with _tooz_errors_only():
-                caps = self._coord.get_member_capabilities(group,
-                                                           member).get()
-            result[member.decode()] = json.loads(caps or b'{}')
-        return result
+        return {member.decode(): self.capabilities(group, member)
+                for member in self.member_ids(group)}
+
+    def capabilities(self, group: bytes, member: bytes) -> Any:
+        """What ``member`` of ``group`` shows (JSON-decoded)."""
+        with _tooz_errors_only():
+            caps = self._coord.get_member_capabilities(group, member).get()
+        return json.loads(caps or b'{}')
 
     def ping(self, timeout: float) -> None:
         """One bounded round trip to the backend."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
 
@@ -60,6 +61,9 @@ class Store:
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
         self._policy = policy
+        #: When (``time.monotonic()``) a transaction last committed: the
+        #: database answered then (the backend watch's probe spared).
+        self.answered_at = 0.0
 
     def transaction(self,
                     func: Callable[Concatenate[sa.Connection, _P], _T],
@@ -69,7 +73,9 @@ class Store:
         The whole transaction is retried on connection loss or deadlock;
         after the retry budget :class:`BackendUnavailable` is raised.
         """
-        return self._policy.call(self._once, func, *args, **kwargs)
+        result = self._policy.call(self._once, func, *args, **kwargs)
+        self.answered_at = time.monotonic()
+        return result
 
     def _once(self, func: Callable[Concatenate[sa.Connection, _P], _T],
               *args: _P.args, **kwargs: _P.kwargs) -> _T:

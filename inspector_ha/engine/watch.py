@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,10 @@ class Watch(threading.Thread):
     one to the broker, each under its own retry policy: once either is
     gone for its whole retry budget, the process stops and exits non-zero
     even if it had nothing to do (the partition rule of doc/design.md).
+    A backend that answered the process's own work within the period (a
+    transaction committed, a message delivered) is not probed again: a
+    busy worker's work proves it, and one that stops answering is probed
+    from the next period on.
 
     Once the process has failed (whoever noticed), the watch also bounds
     its exit: a driver thread may be stuck in its own retries (tooz's
@@ -33,9 +38,11 @@ class Watch(threading.Thread):
 
     def __init__(self, store: db_api.Store, broker: tuple[Any, Any] | None,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
-                 hard_exit: Callable[[int], object] = os._exit) -> None:
+                 hard_exit: Callable[[int], object] = os._exit,
+                 delivered_at: Callable[[], float] = float) -> None:
         """``broker`` is ``(probe, retry policy)`` or None (in-process
-        messaging); ``opts`` the ``[worker]`` group."""
+        messaging); ``opts`` the ``[worker]`` group; ``delivered_at()``
+        when the broker last delivered a message (``time.monotonic()``)."""
         super().__init__(name='backend-watch', daemon=True)
         self._store = store
         self._broker: Any
@@ -44,6 +51,7 @@ class Watch(threading.Thread):
         self._life = lifecycle
         self._opts = opts
         self._hard_exit = hard_exit
+        self._delivered_at = delivered_at
 
     def run(self) -> None:
         try:
@@ -65,8 +73,13 @@ class Watch(threading.Thread):
             self._life.fail(exc)
 
     def probe(self) -> None:
-        self._store.transaction(db_api.select_one)
-        if self._broker is not None:
+        """A round trip to each backend that has not answered within the
+        last ``watch_period``."""
+        answered_since = time.monotonic() - self._opts.watch_period
+        if self._store.answered_at < answered_since:
+            self._store.transaction(db_api.select_one)
+        if self._broker is not None and (
+                self._delivered_at() < answered_since):
             self._broker_policy.call(self._broker)
 
     def _exit_in_time(self, grace: float) -> None:

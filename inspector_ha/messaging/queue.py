@@ -185,6 +185,9 @@ class Consumer:
         self._stop = stop
         self._share = share or cluster_share.ClusterShare(0, pool_size)
         self._threads: list[threading.Thread] = []
+        #: When (``time.monotonic()``) a poll last brought a message: the
+        #: broker answered then (the backend watch's probe spared).
+        self.delivered_at = 0.0
 
     def start(self) -> None:
         for index in range(self._pool_size):
@@ -212,6 +215,7 @@ class Consumer:
                     continue
                 hold_poll_floor(listener)
                 for message in _as_list(listener.poll(timeout=self._timeout)):
+                    self.delivered_at = time.monotonic()
                     self._admitted_one(index, message)
         finally:
             _close(listener)

@@ -9,6 +9,7 @@ import pytest
 
 from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
+from inspector_ha.engine import watch as watch_mod
 from inspector_ha.messaging import queue
 
 import backends
@@ -108,3 +109,58 @@ def test_a_probe_speaks_tls_when_the_driver_is_told_to(service_conf):
     probe = queue.broker_probe(service_conf, 1.0)
     assert probe._ssl == {'ca_certs': '/etc/ssl/certs/ca.pem',
                           'cert_reqs': queue.ssl.CERT_REQUIRED}
+
+
+class _CountedStore:
+    def __init__(self, answered_at):
+        self.answered_at = answered_at
+        self.transactions = 0
+
+    def transaction(self, func, *args):
+        self.transactions += 1
+
+
+class _CountedProbe:
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+
+    def close(self):
+        pass
+
+
+def _watch_answered_at(service, answered_at):
+    """A watch whose database last answered and whose broker last
+    delivered at ``answered_at``; its store and its broker probe count
+    the round trips."""
+    store, probe = _CountedStore(answered_at), _CountedProbe()
+    policy = retry.RetryPolicy('queue', 1, 0.05, service.stop,
+                               (queue.BrokerUnreachable,))
+    watch = watch_mod.Watch(store, (probe, policy), service.lifecycle,
+                            service.conf.worker, None, lambda: answered_at)
+    return watch, store, probe
+
+
+def test_a_watch_spares_the_round_trips_its_workers_work_just_made(
+        fast, service):
+    watch, store, probe = _watch_answered_at(service, time.monotonic())
+    watch.probe()
+    assert (store.transactions, probe.calls) == (0, 0)
+
+
+def test_a_watch_probes_each_backend_silent_for_a_whole_period(
+        fast, service):
+    period = fast.worker.watch_period
+    watch, store, probe = _watch_answered_at(
+        service, time.monotonic() - 2 * period)
+    watch.probe()
+    assert (store.transactions, probe.calls) == (1, 1)
+
+
+def test_a_committed_transaction_tells_when_the_database_answered(
+        service):
+    before = time.monotonic()
+    service.store.transaction(db_api.select_one)
+    assert service.store.answered_at >= before

@@ -3,6 +3,7 @@ own queue (inspector_ha/messaging/local.py), not oslo.messaging's
 in-process driver, with the consumer's semantics unchanged."""
 
 import threading
+import time
 import uuid as uuidlib
 
 from inspector_ha.messaging import local
@@ -104,3 +105,17 @@ def test_the_queue_follows_oslo_messagings_url_for_notifications(
     service_conf.set_override('transport_url', 'rabbit://u:p@127.0.0.1:1/')
     service_conf.set_override('transport_url', 'fake:/', group=group)
     assert isinstance(queue.get_transport(service_conf), local.LocalQueue)
+
+
+def test_a_consumer_tells_when_its_queue_last_delivered_a_message():
+    transport, stop = local.LocalQueue(), threading.Event()
+    consumer = _consumer(transport, lambda request: True, stop)
+    try:
+        assert consumer.delivered_at == 0.0
+        before = time.monotonic()
+        queue.publisher(transport, 'local-test', 'unit', None).publish(
+            str(uuidlib.uuid4()), str(uuidlib.uuid4()), 'start')
+        backends.wait_for(lambda: consumer.delivered_at >= before, 5)
+    finally:
+        stop.set()
+        consumer.wait(5)

@@ -88,3 +88,53 @@ class _Gone:
 def test_a_group_that_cannot_be_read_counts_as_the_oldest_release():
     gate = releases.Releases(_Gone(), ttl=0)
     assert gate.effective() == releases.OLDEST
+
+
+class _Group:
+    """A member group whose capabilities reads are counted."""
+
+    def __init__(self, **versions):
+        self.versions = {k.encode(): v for k, v in versions.items()}
+        self.reads = 0
+
+    def member_ids(self, group):
+        assert group == membership.GROUP
+        return set(self.versions)
+
+    def capabilities(self, group, member):
+        self.reads += 1
+        return {'version': self.versions[member]}
+
+
+def test_a_look_reads_the_versions_again_only_when_the_members_change():
+    group = _Group(api='0.2.0', worker='0.2.0')
+    gate = releases.Releases(group, ttl=0)
+    for _ in range(3):
+        assert gate.effective() == '0.2.0'
+    assert group.reads == 2
+    group.versions[b'old'] = '0.1.0'
+    assert gate.effective() == '0.1.0'
+    assert group.reads == 5
+    del group.versions[b'old']
+    assert gate.effective() == '0.2.0'
+    assert group.reads == 7
+
+
+def test_a_member_back_under_its_id_as_another_release_is_read_in_time():
+    group = _Group(api='0.2.0', worker='0.2.0')
+    gate = releases.Releases(group, ttl=0)
+    assert gate.effective() == '0.2.0'
+    group.versions[b'worker'] = '0.1.0'
+    seen = [gate.effective() for _ in range(releases.REUSED_LOOKS + 1)]
+    assert seen == ['0.2.0'] * releases.REUSED_LOOKS + ['0.1.0']
+
+
+def test_a_forgetting_gate_reads_every_version_at_its_next_look():
+    group = _Group(api='0.2.0', worker='0.2.0')
+    gate = releases.Releases(group, ttl=60)
+    assert gate.effective() == '0.2.0'
+    group.versions[b'worker'] = '0.1.0'
+    assert gate.effective() == '0.2.0'
+    gate.forget()
+    assert gate.effective() == '0.1.0'
+    assert group.reads == 4
