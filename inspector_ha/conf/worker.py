@@ -67,7 +67,9 @@ OPTS = [
                  help='How often a worker makes one round trip to the '
                       'database and the broker, so that it stops when '
                       'either is gone for its retry budget even while it '
-                      'has nothing to do.'),
+                      'has nothing to do; not to one that answered its '
+                      'work within the period (a transaction committed, a '
+                      'message delivered).'),
     cfg.FloatOpt('redrive_after', default=60.0, min=1.0, max=3600.0,
                  help='A request still pending after this many seconds is '
                       'published again (its message may have been lost).'),
