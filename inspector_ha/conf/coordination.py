@@ -20,7 +20,9 @@ OPTS = [
                       'which the server may round up to 2 ticks). It '
                       'bounds leader failover after a crash.'),
     cfg.FloatOpt('watch_period', default=0.5, min=0.05, max=60.0,
-                 help='How often group membership changes are checked.'),
+                 help='How often a worker process checks group '
+                      'membership changes (an API process: every '
+                      'lease_timeout, or this if longer).'),
 ] + retry.retry_opts(
     'Attempts of a coordination call before giving up.',
     'Pause between coordination attempts, in seconds.')

@@ -3,8 +3,9 @@
 A member that leaves (or whose heartbeat lapses) makes every process
 reset its leaderships and campaign again (the reset flag of
 doc/design.md); growth of the group changes nothing. The probe of each
-``watch_period`` lists the group and tells who left since the last one
-(tooz's own watchers would list it a second time).
+``watch_period`` (of each lease in an API process) lists the group and
+tells who left since the last one (tooz's own watchers would list it a
+second time).
 
 Worker processes also join :data:`WORKERS`, whose size gives each its
 share of ``[worker] cluster_concurrency``
@@ -48,9 +49,9 @@ class Membership(threading.Thread):
 
     ``opts`` is the ``[coordination]`` group; ``shown()`` returns what,
     besides host, pid, version and roles, the member shows in its
-    capabilities (``inspector-ha-status``): it is read every
-    ``watch_period``. A worker joins :data:`WORKERS` too (first, so that
-    the others count it as soon as they see it join), and given
+    capabilities (``inspector-ha-status``): it is read at every probe.
+    A worker joins :data:`WORKERS` too (first, so that the others count
+    it as soon as they see it join), and given
     ``on_workers`` tells it how many worker processes are live, at entry
     and whenever it counts them (see the module).
     """
@@ -63,13 +64,17 @@ class Membership(threading.Thread):
         super().__init__(name='membership', daemon=True)
         self._coord = coordinator
         self._life = lifecycle
-        self._period = opts.watch_period
         self._timeout = opts.lease_timeout
         self._on_shrink = on_shrink
         self._shown = shown
         self._on_workers = on_workers
         self._basics: dict[str, Any] = {'host': host, 'pid': os.getpid(),
                         'version': _version(), 'roles': list(roles)}
+        #: Seconds between two probes: ``watch_period`` for a worker; an
+        #: API process, which leads nothing and needs no coordination to
+        #: serve, probes once a lease (to join again if it was dropped).
+        self.period = (opts.watch_period if self._is_worker else
+                       max(opts.watch_period, opts.lease_timeout))
         self.capabilities = dict(self._basics)
         #: The members the last probe saw.
         self._seen: set[bytes] = set()
@@ -108,7 +113,7 @@ class Membership(threading.Thread):
 
     def run(self) -> None:
         try:
-            while not self._life.stop.wait(self._period):
+            while not self._life.stop.wait(self.period):
                 self._watch_once()
         except retry.UNAVAILABLE_OR_STOPPING as exc:
             self._life.fail(exc)

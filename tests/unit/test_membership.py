@@ -15,3 +15,14 @@ def test_a_member_dropped_from_the_group_joins_again_at_its_next_probe(
     service.membership._probe()
     caps = _members(service)[service.member_id]
     assert caps['roles'] == ['api']
+
+
+def test_an_api_process_probes_once_a_lease_and_a_worker_every_period(
+        service):
+    coordination = service.conf.coordination
+    assert coordination.lease_timeout > coordination.watch_period
+    assert service.membership.period == coordination.lease_timeout
+    worker = membership.Membership(
+        service.coordinator, service.lifecycle, coordination, 'host-a',
+        ['worker'], on_shrink=lambda: None)
+    assert worker.period == coordination.watch_period
