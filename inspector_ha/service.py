@@ -119,7 +119,8 @@ class Service:
             self.coordinator, self.lifecycle, self.conf.coordination,
             self.conf.host, ['worker'] if workers else ['api'],
             self.group_shrank, self._shown,
-            self._on_workers())
+            self._on_workers(),
+            leads=periodic_jobs or self.firewall is not None)
         self.membership.enter()
         self.membership.start()
         if periodic_jobs:

@@ -3,9 +3,9 @@
 A member that leaves (or whose heartbeat lapses) makes every process
 reset its leaderships and campaign again (the reset flag of
 doc/design.md); growth of the group changes nothing. The probe of each
-``watch_period`` (of each lease in an API process) lists the group and
-tells who left since the last one (tooz's own watchers would list it a
-second time).
+``watch_period`` (of each lease in an API process that leads nothing)
+lists the group and tells who left since the last one (tooz's own
+watchers would list it a second time).
 
 Worker processes also join :data:`WORKERS`, whose size gives each its
 share of ``[worker] cluster_concurrency``
@@ -49,7 +49,9 @@ class Membership(threading.Thread):
 
     ``opts`` is the ``[coordination]`` group; ``shown()`` returns what,
     besides host, pid, version and roles, the member shows in its
-    capabilities (``inspector-ha-status``): it is read at every probe.
+    capabilities (``inspector-ha-status``): it is read at every probe;
+    ``leads``: whether the process runs periodic jobs or the PXE
+    firewall (their elections need the group's changes at once).
     A worker joins :data:`WORKERS` too (first, so that the others count
     it as soon as they see it join), and given
     ``on_workers`` tells it how many worker processes are live, at entry
@@ -60,7 +62,8 @@ class Membership(threading.Thread):
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any, host: str,
                  roles: Iterable[str], on_shrink: Callable[[], None],
                  shown: Callable[[], dict[str, Any]] = dict,
-                 on_workers: Callable[[int], None] | None = None) -> None:
+                 on_workers: Callable[[int], None] | None = None,
+                 leads: bool = True) -> None:
         super().__init__(name='membership', daemon=True)
         self._coord = coordinator
         self._life = lifecycle
@@ -70,10 +73,11 @@ class Membership(threading.Thread):
         self._on_workers = on_workers
         self._basics: dict[str, Any] = {'host': host, 'pid': os.getpid(),
                         'version': _version(), 'roles': list(roles)}
-        #: Seconds between two probes: ``watch_period`` for a worker; an
-        #: API process, which leads nothing and needs no coordination to
-        #: serve, probes once a lease (to join again if it was dropped).
-        self.period = (opts.watch_period if self._is_worker else
+        #: Seconds between two probes: ``watch_period`` for a worker or
+        #: a process that ``leads`` (periodic jobs, the PXE firewall); an
+        #: API process that leads nothing needs no coordination to serve
+        #: and probes once a lease (to join again if it was dropped).
+        self.period = (opts.watch_period if self._is_worker or leads else
                        max(opts.watch_period, opts.lease_timeout))
         self.capabilities = dict(self._basics)
         #: The members the last probe saw.

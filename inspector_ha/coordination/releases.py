@@ -42,12 +42,12 @@ RELEASES: dict[str, dict[str, Any]] = {
 }
 OLDEST = '0.1.0'
 CURRENT = '0.2.0'
-#: Looks of :class:`Releases` that may take the versions the look before
-#: read, while the group's members are the same, between two that read
-#: every member's: a member's version never changes while it lives, but
-#: its id (``host.pid``) may come back with another release, as a
-#: container restarted keeps its host name and PID.
-REUSED_LOOKS = 9
+#: Seconds for which a look of :class:`Releases` may take the versions an
+#: earlier look read, while the group's members are the same: a member's
+#: version never changes while it lives, but its id (``host.pid``) may
+#: come back as another release, as a container restarted within its
+#: lease keeps its host name and PID, and no look sees it leave.
+REREAD_AFTER = 20.0
 
 
 def _key(version: object) -> tuple[int, ...] | None:
@@ -119,10 +119,10 @@ class Releases:
     (the member group is read); ``pin`` is
     ``[DEFAULT] pin_release_version`` (None: automatic).
 
-    A look lists the group; it reads each member's capabilities only
-    when the members changed since the look before, and at least every
-    ``REUSED_LOOKS + 1`` looks (a tooz call per member: in a batch, most
-    of what the coordination client's thread did in every process).
+    A look lists the group; it reads each member's capabilities (a tooz
+    call per member) only when the members changed since the look
+    before, after :meth:`forget`, and when the versions it has are
+    :data:`REREAD_AFTER` seconds old.
     """
 
     def __init__(self, coordinator: tooz_backend.Coordinator,
@@ -138,10 +138,12 @@ class Releases:
         self._cached: str | None = None
         self._at: float | None = None
         self._looking: threading.Thread | None = None
-        #: The versions the last look read, by member id, and how many
-        #: looks since have taken them again.
+        #: The versions a look read, by member id, and when; how many
+        #: times :meth:`forget` was called (a look it overtook keeps
+        #: nothing).
         self._versions: dict[bytes, Any] = {}
-        self._reused = 0
+        self._read_at: float | None = None
+        self._forgotten = 0
 
     def effective(self) -> str:
         """The release every live member (and the pin) understands.
@@ -167,35 +169,41 @@ class Releases:
             return self._cached
 
     def _refresh(self) -> None:
-        result = self._look()
         with self._lock:
-            self._cached = result
-            self._at = self._clock()
+            forgotten, known = self._forgotten, (self._versions,
+                                                 self._read_at)
+        result, versions, read_at = self._look(*known)
+        with self._lock:
+            if forgotten == self._forgotten:
+                self._versions, self._read_at = versions, read_at
+                self._cached, self._at = result, self._clock()
+            else:
+                # NOTE: forgotten while looking: the look may have taken
+                # the versions forget() dropped. The oldest release until
+                # the next look.
+                self._cached = None
             self._looking = None
 
-    def _look(self) -> str:
+    def _look(self, known: dict[bytes, Any], read_at: float | None
+              ) -> tuple[str, dict[bytes, Any], float | None]:
+        """The effective release, with the versions it rests on by member
+        id and when they were read: ``known`` and ``read_at`` again while
+        the members are the same and the versions not
+        :data:`REREAD_AFTER` seconds old, else read now."""
         try:
-            versions = self._member_versions()
+            members = self._coordinator.member_ids(membership.GROUP)
+            now = self._clock()
+            if (members != known.keys() or read_at is None or
+                    now - read_at >= REREAD_AFTER):
+                known, read_at = {
+                    member: _version_in(self._coordinator.capabilities(
+                        membership.GROUP, member)) for member in members
+                }, now
         except Exception as exc:
-            self._versions = {}
             LOG.warning('Cannot read the member versions (%r); speaking '
                         'release %s', exc, OLDEST)
-            return OLDEST
-        return lowest(versions, self._pin)
-
-    def _member_versions(self) -> Iterable[Any]:
-        """The live members' versions: the last look's while the members
-        are the same (at most ``REUSED_LOOKS`` times), else read."""
-        members = self._coordinator.member_ids(membership.GROUP)
-        if members == self._versions.keys() and (
-                self._reused < REUSED_LOOKS):
-            self._reused += 1
-            return self._versions.values()
-        self._versions = {
-            member: _version_in(self._coordinator.capabilities(
-                membership.GROUP, member)) for member in members}
-        self._reused = 0
-        return self._versions.values()
+            return OLDEST, {}, None
+        return lowest(known.values(), self._pin), known, read_at
 
     def allows(self, release: str) -> bool:
         """May this member use behaviour introduced in ``release``?"""
@@ -214,4 +222,5 @@ class Releases:
         member's version."""
         with self._lock:
             self._at = None
-            self._versions = {}
+            self._versions, self._read_at = {}, None
+            self._forgotten += 1

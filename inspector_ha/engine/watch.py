@@ -39,7 +39,7 @@ class Watch(threading.Thread):
     def __init__(self, store: db_api.Store, broker: tuple[Any, Any] | None,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
                  hard_exit: Callable[[int], object] = os._exit,
-                 delivered_at: Callable[[], float] = float) -> None:
+                 delivered_at: Callable[[], float] = lambda: 0.0) -> None:
         """``broker`` is ``(probe, retry policy)`` or None (in-process
         messaging); ``opts`` the ``[worker]`` group; ``delivered_at()``
         when the broker last delivered a message (``time.monotonic()``)."""

@@ -145,7 +145,8 @@ def _watch_answered_at(service, answered_at):
 
 def test_a_watch_spares_the_round_trips_its_workers_work_just_made(
         fast, service):
-    watch, store, probe = _watch_answered_at(service, time.monotonic())
+    # NOTE: an answer "in the future": a stalled test is not a silence.
+    watch, store, probe = _watch_answered_at(service, time.monotonic() + 60)
     watch.probe()
     assert (store.transactions, probe.calls) == (0, 0)
 

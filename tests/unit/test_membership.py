@@ -22,7 +22,8 @@ def test_an_api_process_probes_once_a_lease_and_a_worker_every_period(
     coordination = service.conf.coordination
     assert coordination.lease_timeout > coordination.watch_period
     assert service.membership.period == coordination.lease_timeout
-    worker = membership.Membership(
-        service.coordinator, service.lifecycle, coordination, 'host-a',
-        ['worker'], on_shrink=lambda: None)
-    assert worker.period == coordination.watch_period
+    for roles, leads in ((['worker'], False), (['api'], True)):
+        member = membership.Membership(
+            service.coordinator, service.lifecycle, coordination, 'host-a',
+            roles, on_shrink=lambda: None, leads=leads)
+        assert member.period == coordination.watch_period
