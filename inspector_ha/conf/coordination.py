@@ -21,8 +21,9 @@ OPTS = [
                       'bounds leader failover after a crash.'),
     cfg.FloatOpt('watch_period', default=0.5, min=0.05, max=60.0,
                  help='How often a worker process checks group '
-                      'membership changes (an API process: every '
-                      'lease_timeout, or this if longer).'),
+                      'membership changes (an API process that leads '
+                      'nothing: every lease_timeout, or this if '
+                      'longer).'),
 ] + retry.retry_opts(
     'Attempts of a coordination call before giving up.',
     'Pause between coordination attempts, in seconds.')

@@ -172,7 +172,12 @@ class Releases:
         with self._lock:
             forgotten, known = self._forgotten, (self._versions,
                                                  self._read_at)
-        result, versions, read_at = self._look(*known)
+        try:
+            result, versions, read_at = self._look(*known)
+        except BaseException:
+            with self._lock:
+                self._looking = None
+            raise
         with self._lock:
             if forgotten == self._forgotten:
                 self._versions, self._read_at = versions, read_at

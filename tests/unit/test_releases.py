@@ -150,10 +150,16 @@ def test_a_forgetting_gate_reads_every_version_at_its_next_look():
 
 
 def test_a_look_a_forget_overtook_speaks_the_oldest_release_once():
-    """Its versions may be the ones forget() dropped."""
+    """It took again the versions forget() dropped: the next look reads
+    them."""
+    now = [0.0]
     group = _Group(api='0.2.0', worker='0.2.0')
-    gate = _gate(group, [0.0], ttl=60)
+    gate = _gate(group, now, ttl=1)
+    assert gate.effective() == '0.2.0'
+    now[0] = 1.0
     group.while_listing = gate.forget
     assert gate.effective() == releases.OLDEST
+    assert group.reads == 2
     group.while_listing = lambda: None
     assert gate.effective() == '0.2.0'
+    assert group.reads == 4
