@@ -112,21 +112,33 @@ class Service:
                 not queue.in_process(self.conf)):
             self.bus = self._bus()
         if firewall and self.conf.pxe_filter.driver != 'noop':
-            self._start_firewall()
+            self.firewall = self._firewall()
         if workers:
             self._start_workers()
         self.membership = membership.Membership(
             self.coordinator, self.lifecycle, self.conf.coordination,
-            self.conf.host, ['worker'] if workers else ['api'],
+            self.conf.host, self._roles(workers),
             self.group_shrank, self._shown,
             self._on_workers(),
-            leads=periodic_jobs or self.firewall is not None)
+            leads=periodic_jobs or self.firewall is not None,
+            on_rejoin=self._rejoined)
         self.membership.enter()
         self.membership.start()
+        if self.firewall is not None:
+            # NOTE: once in the group, where the workers count it as a
+            # firewall (its catch-up reads count from its start).
+            self._start_firewall()
         if periodic_jobs:
             self.leader_loops = self._leader_loops()
             for loop in self.leader_loops:
                 loop.start()
+
+    def _roles(self, workers):
+        """This member's roles in its capabilities."""
+        roles = ['worker'] if workers else ['api']
+        if self.firewall is not None:
+            roles.append(membership.FIREWALL_ROLE)
+        return roles
 
     def tasks(self):
         """The tasks bound to transitions, as a worker runs them."""
@@ -241,13 +253,16 @@ class Service:
     def _bus(self):
         return firewall_bus.Bus(self.conf, self.member_id, self.releases)
 
-    def _start_firewall(self):
+    def _firewall(self):
         if self.bus is None:
             self.bus = self._bus()
-        self.firewall = firewall_mgr.Firewall(
+        return firewall_mgr.Firewall(
             firewall_base.load(self.conf, self.stop), self.bus,
             self.election(firewall_mgr.LEADERSHIP), self.store,
-            self.lifecycle, self.conf.pxe_filter, self.campaign())
+            self.lifecycle, self.conf.pxe_filter, self.campaign(),
+            releases.counted_after(self.conf.coordination.lease_timeout))
+
+    def _start_firewall(self):
         self.firewall.start()
         firewall_mgr.BlacklistSync(
             self.firewall.lists, self.list_ports,
@@ -282,6 +297,12 @@ class Service:
         self.releases.forget()
         self.reset_leaderships()
 
+    def _rejoined(self):
+        """This member was dropped from the group and joined it again:
+        the workers counted no firewall here meanwhile."""
+        if self.firewall is not None:
+            self.firewall.catch_up()
+
     def reset_leaderships(self):
         """The group shrank: every leadership is given up and re-run."""
         for loop in self.leader_loops:
@@ -297,7 +318,7 @@ class Service:
         self.reset_leaderships()
         for thread in self.leader_loops:
             thread.join(timeout=timeout)
-        if self.firewall is not None:
+        if self.firewall is not None and self.firewall.is_alive():
             self.firewall.lists.changed.set()
             self.firewall.join(timeout=timeout)
         if self.bus is not None:

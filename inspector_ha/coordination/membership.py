@@ -39,6 +39,8 @@ LOG = logging.getLogger(__name__)
 GROUP = b'inspector_ha.members'
 #: The worker processes only.
 WORKERS = b'inspector_ha.workers'
+#: The role a member names (since 0.2.0) when it runs a PXE firewall.
+FIREWALL_ROLE = 'firewall'
 #: Seconds between two listings of :data:`WORKERS` while the member group
 #: does not change (a safety net).
 WORKERS_RECOUNT_PERIOD = 5.0
@@ -63,12 +65,14 @@ class Membership(threading.Thread):
                  roles: Iterable[str], on_shrink: Callable[[], None],
                  shown: Callable[[], dict[str, Any]] = dict,
                  on_workers: Callable[[int], None] | None = None,
-                 leads: bool = True) -> None:
+                 leads: bool = True,
+                 on_rejoin: Callable[[], None] | None = None) -> None:
         super().__init__(name='membership', daemon=True)
         self._coord = coordinator
         self._life = lifecycle
         self._timeout = opts.lease_timeout
         self._on_shrink = on_shrink
+        self._on_rejoin = on_rejoin
         self._shown = shown
         self._on_workers = on_workers
         self._basics: dict[str, Any] = {'host': host, 'pid': os.getpid(),
@@ -86,8 +90,10 @@ class Membership(threading.Thread):
         #: it counts them next in any case.
         self._count_until = self._next_count = 0.0
         #: Set as this member joins the group again, until it has counted
-        #: (a retried probe would not see it dropped).
+        #: (a retried probe would not see it dropped), and until
+        #: ``on_rejoin`` was told.
         self._rejoined = False
+        self._rejoin_untold = False
 
     def enter(self) -> None:
         """Join the group and see who is in it; call before ``start()``."""
@@ -133,6 +139,10 @@ class Membership(threading.Thread):
             left, changed = self._coord.call(self._probe)
             if left:
                 self._on_shrink()
+            if self._rejoin_untold:
+                self._rejoin_untold = False
+                if self._on_rejoin is not None:
+                    self._on_rejoin()
             if self._is_worker and self._workers_due(changed):
                 self._coord.call(self._count_workers)
             self._publish_counters()
@@ -199,7 +209,7 @@ class Membership(threading.Thread):
         if me not in members:
             LOG.warning('This member was dropped from the group (its '
                         'heartbeat lapsed); joining again')
-            self._rejoined = True
+            self._rejoined = self._rejoin_untold = True
             self._coord.join_group(GROUP,
                                    json.dumps(self.capabilities).encode())
         return self._note_changes(members | {me})

@@ -15,7 +15,11 @@ white-list (topic :data:`WHITE_TOPIC`, served while it leads:
 instead of one per member. A new leader subscribes when elected, and
 reads the white-list from the store ``open_lease`` later. While a
 0.1.0 member lives, white-list changes go on :data:`TOPIC` to all, as
-0.1.0 sends and reads them.
+0.1.0 sends and reads them. While no live member runs a PXE firewall
+(:meth:`inspector_ha.coordination.releases.Releases.firewall_anywhere`),
+none is sent: a firewall member reads the white-list from the store once
+every member counts it (``catch_up`` of
+:class:`inspector_ha.firewall.manager.Firewall`).
 
 Announcing is best effort: the periodic Ironic sync and the store
 polling repair anything lost.
@@ -72,6 +76,12 @@ class Bus:
 
     def whitelist(self, op: str, node_uuid: str,
                   macs: Iterable[str]) -> None:
+        """Announce a white-list change, unless no live member runs a
+        PXE firewall (none keeps a white-list; one that comes reads it
+        from the store once it leads)."""
+        if (self._releases is not None and
+                not self._releases.firewall_anywhere()):
+            return
         self._cast('whitelist', objects.WhitelistChange, self._white_client,
                    op=op, node_uuid=node_uuid, macs=sorted(macs))
 

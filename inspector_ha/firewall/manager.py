@@ -45,12 +45,18 @@ class Firewall(threading.Thread):
     ``election`` is the ``firewall`` leadership, ``store`` is read for
     the white-list, ``opts`` is the ``[pxe_filter]`` group, ``campaign``
     says when to try for the leadership while another member holds it.
+    ``catch_up``: seconds after the start (this member in the group) at
+    which a leader reads the white-list again besides every
+    ``whitelist_period``: the workers announce no change while they
+    count no member that runs a firewall
+    (:func:`inspector_ha.coordination.releases.counted_after`).
     """
 
     def __init__(self, driver: base.Driver, bus: bus_mod.Bus,
                  election: election_mod.Election, store: db_api.Store,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
-                 campaign: election_mod.Campaign) -> None:
+                 campaign: election_mod.Campaign,
+                 catch_up: Iterable[float] = ()) -> None:
         super().__init__(name='firewall', daemon=True)
         self.driver = driver
         self.bus = bus
@@ -65,6 +71,9 @@ class Firewall(threading.Thread):
         self._lock = threading.Lock()
         self._polled = 0.0
         self._armed_at: float | None = None
+        self._catch_up = tuple(catch_up)
+        #: When (monotonic) the catch-up reads are due, soonest first.
+        self._catch_ups: list[float] = []
 
     @property
     def epoch(self) -> int | None:
@@ -72,12 +81,22 @@ class Firewall(threading.Thread):
         return self._election.epoch
 
     def run(self) -> None:
+        self._schedule_catch_ups()
         try:
             self._run()
         except retry.UNAVAILABLE_OR_STOPPING as exc:
             self._life.fail(exc)
         finally:
             self.block()
+
+    def catch_up(self) -> None:
+        """This member joined the group again: while out of it, the
+        workers counted no firewall here and may have sent no change."""
+        self._schedule_catch_ups()
+
+    def _schedule_catch_ups(self) -> None:
+        now = time.monotonic()
+        self._catch_ups = sorted(now + after for after in self._catch_up)
 
     def _run(self) -> None:
         with self._lock:
@@ -203,7 +222,11 @@ class Firewall(threading.Thread):
 
     def _whitelist_due(self, period: float) -> bool:
         now = time.monotonic()
-        if period and now - self._polled >= period:
+        caught_up = False
+        while self._catch_ups and self._catch_ups[0] <= now:
+            self._catch_ups.pop(0)
+            caught_up = True
+        if caught_up or (period and now - self._polled >= period):
             self._polled = now
             return True
         return False

@@ -35,10 +35,15 @@ class _Lists:
 
 
 class _Pinned:
-    """A :class:`releases.Releases` answering for a fixed release."""
+    """A :class:`releases.Releases` answering for a fixed release (and
+    whether a live member may run a PXE firewall)."""
 
-    def __init__(self, release):
+    def __init__(self, release, firewall=True):
         self.release = release
+        self.firewall = firewall
+
+    def firewall_anywhere(self):
+        return self.firewall
 
     def allows(self, wanted):
         return releases.is_at_least(self.release, wanted)
@@ -91,6 +96,22 @@ def test_a_member_not_serving_the_white_list_channel_gets_no_change_of_it(
         bus.close()
     assert member.seen == [('black', 'add', 'port-1', '52:54:00:00:00:09')]
     assert leader.seen == [('white', 'add', 'node-1', ['52:54:00:00:00:01'])]
+
+
+def test_no_white_list_change_is_sent_while_no_member_runs_a_firewall(
+        service):
+    quiet = _Pinned('0.2.0', firewall=False)
+    bus = bus_mod.Bus(service.conf, 'member-g', quiet)
+    leader = _Lists()
+    try:
+        bus.serve_whitelist(leader, threading.Event())
+        bus.whitelist('add', 'node-1', ['52:54:00:00:00:01'])
+        quiet.firewall = True
+        bus.whitelist('add', 'node-2', ['52:54:00:00:00:02'])
+        assert leader.event.wait(10), 'the leader got no white-list change'
+    finally:
+        bus.close()
+    assert leader.seen == [('white', 'add', 'node-2', ['52:54:00:00:00:02'])]
 
 
 def test_a_leadership_terms_channel_closes_at_once(

@@ -17,6 +17,18 @@ def test_a_member_dropped_from_the_group_joins_again_at_its_next_probe(
     assert caps['roles'] == ['api']
 
 
+def test_a_member_that_joins_again_is_told_once(service):
+    told = []
+    member = service.membership
+    member._on_rejoin = lambda: told.append('rejoined')
+    member._watch_once()
+    assert told == []
+    service.coordinator.leave_group(membership.GROUP, 5)
+    member._watch_once()
+    member._watch_once()
+    assert told == ['rejoined']
+
+
 def test_an_api_process_probes_once_a_lease_and_a_worker_every_period(
         service):
     coordination = service.conf.coordination

@@ -1,6 +1,7 @@
 """The effective release: the lowest of the live members and the pin."""
 
 import json
+import time
 
 from inspector_ha.coordination import membership
 from inspector_ha.coordination import releases
@@ -84,6 +85,9 @@ class _Gone:
     def raw(self):
         raise ConnectionError('coordination backend gone')
 
+    def member_ids(self, group):
+        raise ConnectionError('coordination backend gone')
+
 
 def test_a_group_that_cannot_be_read_counts_as_the_oldest_release():
     gate = releases.Releases(_Gone(), ttl=0)
@@ -95,6 +99,8 @@ class _Group:
 
     def __init__(self, **versions):
         self.versions = {k.encode(): v for k, v in versions.items()}
+        #: Roles by member id (a worker's by default).
+        self.roles = {}
         self.reads = 0
         self.while_listing = lambda: None
 
@@ -105,7 +111,8 @@ class _Group:
 
     def capabilities(self, group, member):
         self.reads += 1
-        return {'version': self.versions[member]}
+        return {'version': self.versions[member],
+                'roles': self.roles.get(member, ['worker'])}
 
 
 def _gate(group, now, ttl=0):
@@ -163,3 +170,57 @@ def test_a_look_a_forget_overtook_speaks_the_oldest_release_once():
     group.while_listing = lambda: None
     assert gate.effective() == '0.2.0'
     assert group.reads == 4
+
+
+
+def _asked_after_a_look(gate, now, ttl):
+    """firewall_anywhere() once the look a question ``ttl`` later starts
+    has answered."""
+    now[0] += ttl
+    gate.effective()
+    return gate.firewall_anywhere()
+
+
+def test_the_gate_tells_whether_a_live_member_may_run_a_pxe_firewall():
+    now = [0.0]
+    group = _Group(api='0.2.0', worker='0.2.0')
+    gate = _gate(group, now, ttl=2)
+    assert not _asked_after_a_look(gate, now, 2)
+    group.versions[b'guard'] = '0.2.0'
+    group.roles[b'guard'] = ['worker', membership.FIREWALL_ROLE]
+    assert _asked_after_a_look(gate, now, 2)
+    del group.versions[b'guard']
+    assert not _asked_after_a_look(gate, now, 2)
+    # NOTE: 0.1.0 names no firewall among its roles, and may run one.
+    group.versions[b'old'] = '0.1.0'
+    assert _asked_after_a_look(gate, now, 2)
+
+
+def test_no_firewall_is_answered_only_within_a_ttl_of_a_listing():
+    now = [0.0]
+    group = _Group(api='0.2.0', worker='0.2.0')
+    gate = _gate(group, now, ttl=2)
+    assert gate.firewall_anywhere(), 'no look had answered'
+    gate.effective()
+    assert not gate.firewall_anywhere()
+    now[0] = 1.9
+    assert not gate.firewall_anywhere()
+    # NOTE: the look this question starts has not answered: the last
+    # listing is a ttl old.
+    group.while_listing = lambda: time.sleep(0.2)
+    now[0] = 2.0
+    assert gate.firewall_anywhere()
+    gate.effective()
+    assert not gate.firewall_anywhere()
+
+
+def test_a_gate_that_could_not_see_the_members_counts_a_firewall():
+    gate = releases.Releases(_Gone(), ttl=60, wait=10)
+    gate.effective()
+    assert gate.firewall_anywhere()
+    now = [0.0]
+    group = _Group(api='0.2.0', worker='0.2.0')
+    gate = _gate(group, now, ttl=2)
+    assert not _asked_after_a_look(gate, now, 2)
+    group.while_listing = gate.forget
+    assert _asked_after_a_look(gate, now, 2)
