@@ -337,32 +337,44 @@ class SlowBus(SilentBus):
         return None
 
 
-def test_a_leader_whose_channel_started_late_reads_the_store_again(
-        service, monkeypatch):
+def _white_list_read_again(service, monkeypatch, bus, when_open,
+                           catch_up=()):
+    """The white-list a leader (``open_lease`` 0.5 s, no
+    ``whitelist_period``) applies after a node enters the store once PXE
+    is open, and ``when_open()`` has run."""
     service.conf.set_override('open_lease', 0.5, 'pxe_filter')
     service.conf.set_override('whitelist_period', 0.0, 'pxe_filter')
     in_store = {}
     monkeypatch.setattr(manager.sources, 'under_introspection',
                         lambda conn: dict(in_store))
-    driver, bus = RecordingDriver(service.conf), SlowBus()
+    driver = RecordingDriver(service.conf)
     firewall = manager.Firewall(
         driver, bus, service.election(manager.LEADERSHIP), service.store,
         service.lifecycle, service.conf.pxe_filter,
-        election.Campaign(1.0, 1.0, 0.0))
+        election.Campaign(1.0, 1.0, 0.0), catch_up=catch_up)
     firewall.lists.replace_black({})
+    firewall._schedule_catch_ups()
     leading = _lead(firewall)
     try:
         backends.wait_for(lambda: any(o for _, o in driver.applied_at), 20,
                           message='PXE never opened')
-        # NOTE: announced while no channel served it: heard by no one.
         in_store['node-1'] = {'52:54:00:00:00:01'}
-        bus.release.set()
+        when_open()
         backends.wait_for(lambda: driver.applied[1], 10,
                           message='the store was not read again')
-        white = driver.applied[1]
+        return driver.applied[1]
     finally:
         firewall.reset.set()
         leading.join(10)
+
+
+def test_a_leader_whose_channel_started_late_reads_the_store_again(
+        service, monkeypatch):
+    # NOTE: the node was announced while no channel served it: heard by
+    # no one.
+    bus = SlowBus()
+    white = _white_list_read_again(service, monkeypatch, bus,
+                                   bus.release.set)
     assert white == frozenset({'52:54:00:00:00:01'})
 
 
@@ -371,30 +383,8 @@ def test_a_leader_reads_the_store_again_once_every_worker_counts_it(
     """Workers that did not count this member as a firewall yet sent it
     no change: it reads the store at its catch-up times, even with no
     whitelist_period."""
-    service.conf.set_override('open_lease', 0.5, 'pxe_filter')
-    service.conf.set_override('whitelist_period', 0.0, 'pxe_filter')
-    in_store = {}
-    monkeypatch.setattr(manager.sources, 'under_introspection',
-                        lambda conn: dict(in_store))
-    driver = RecordingDriver(service.conf)
-    firewall = manager.Firewall(
-        driver, SilentBus(), service.election(manager.LEADERSHIP),
-        service.store, service.lifecycle, service.conf.pxe_filter,
-        election.Campaign(1.0, 1.0, 0.0), catch_up=(1.5,))
-    firewall.lists.replace_black({})
-    firewall._schedule_catch_ups()
-    leading = _lead(firewall)
-    try:
-        backends.wait_for(lambda: any(o for _, o in driver.applied_at), 20,
-                          message='PXE never opened')
-        # NOTE: committed while the workers counted no firewall.
-        in_store['node-1'] = {'52:54:00:00:00:01'}
-        backends.wait_for(lambda: driver.applied[1], 10,
-                          message='the store was not read again')
-        white = driver.applied[1]
-    finally:
-        firewall.reset.set()
-        leading.join(10)
+    white = _white_list_read_again(service, monkeypatch, SilentBus(),
+                                   lambda: None, catch_up=(1.5,))
     assert white == frozenset({'52:54:00:00:00:01'})
 
 
