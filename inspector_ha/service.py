@@ -112,7 +112,7 @@ class Service:
                 not queue.in_process(self.conf)):
             self.bus = self._bus()
         if firewall and self.conf.pxe_filter.driver != 'noop':
-            self.firewall = self._firewall()
+            self._start_firewall()
         if workers:
             self._start_workers()
         self.membership = membership.Membership(
@@ -124,10 +124,7 @@ class Service:
             on_rejoin=self._rejoined)
         self.membership.enter()
         self.membership.start()
-        if self.firewall is not None:
-            # NOTE: once in the group, where the workers count it as a
-            # firewall (its catch-up reads count from its start).
-            self._start_firewall()
+        self._rejoined()
         if periodic_jobs:
             self.leader_loops = self._leader_loops()
             for loop in self.leader_loops:
@@ -253,16 +250,16 @@ class Service:
     def _bus(self):
         return firewall_bus.Bus(self.conf, self.member_id, self.releases)
 
-    def _firewall(self):
+    def _start_firewall(self):
+        """Start the firewall party (its start-up blocks PXE); the roles
+        of this member name it."""
         if self.bus is None:
             self.bus = self._bus()
-        return firewall_mgr.Firewall(
+        self.firewall = firewall_mgr.Firewall(
             firewall_base.load(self.conf, self.stop), self.bus,
             self.election(firewall_mgr.LEADERSHIP), self.store,
             self.lifecycle, self.conf.pxe_filter, self.campaign(),
             releases.counted_after(self.conf.coordination.lease_timeout))
-
-    def _start_firewall(self):
         self.firewall.start()
         firewall_mgr.BlacklistSync(
             self.firewall.lists, self.list_ports,
@@ -298,8 +295,8 @@ class Service:
         self.reset_leaderships()
 
     def _rejoined(self):
-        """This member was dropped from the group and joined it again:
-        the workers counted no firewall here meanwhile."""
+        """This member joined the group, at start or again after it was
+        dropped: the workers count its firewall only from now."""
         if self.firewall is not None:
             self.firewall.catch_up()
 
@@ -318,7 +315,7 @@ class Service:
         self.reset_leaderships()
         for thread in self.leader_loops:
             thread.join(timeout=timeout)
-        if self.firewall is not None and self.firewall.is_alive():
+        if self.firewall is not None:
             self.firewall.lists.changed.set()
             self.firewall.join(timeout=timeout)
         if self.bus is not None:

@@ -105,6 +105,11 @@ def is_at_least(release: str, wanted: str) -> bool:
     return _release_key(release) >= _release_key(wanted)
 
 
+def object_version_in(release: str, name: str) -> str:
+    """The version of object ``name`` that ``release`` reads."""
+    return RELEASES[release]['objects'][name]
+
+
 def member_versions(
         coordinator: tooz_backend.Coordinator) -> dict[str, Any]:
     """``{member_id: announced version or None}`` of the member group."""
@@ -268,7 +273,7 @@ class Releases:
 
     def object_version(self, name: str) -> str:
         """The version to publish object ``name`` at."""
-        return RELEASES[self.effective()]['objects'][name]
+        return object_version_in(self.effective(), name)
 
     def events(self) -> tuple[str, ...]:
         """The events every live member knows."""
@@ -276,7 +281,8 @@ class Releases:
 
     def firewall_anywhere(self) -> bool:
         """Whether a live member may run a PXE firewall. Never waits: a
-        look that is due is started for the next question. False only
+        look that is due is started for the next question (ask
+        :meth:`effective` first to wait for it as it waits). False only
         from a look that saw none in a listing begun less than ``ttl``
         ago, so a member that joined the group ``ttl`` ago is counted
         (unless it came back under an id whose roles were read less than

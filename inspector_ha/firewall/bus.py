@@ -79,25 +79,27 @@ class Bus:
         """Announce a white-list change, unless no live member runs a
         PXE firewall (none keeps a white-list; one that comes reads it
         from the store once it leads)."""
+        release = self._release()
         if (self._releases is not None and
                 not self._releases.firewall_anywhere()):
             return
         self._cast('whitelist', objects.WhitelistChange, self._white_client,
-                   op=op, node_uuid=node_uuid, macs=sorted(macs))
+                   release, op=op, node_uuid=node_uuid, macs=sorted(macs))
 
     def blacklist(self, op: str, port_id: str, mac: str) -> None:
         self._cast('blacklist', objects.BlacklistChange, self._client,
-                   op=op, port_id=port_id, mac=mac)
+                   self._release(), op=op, port_id=port_id, mac=mac)
 
     def blacklist_snapshot(self, ports: Mapping[str, str]) -> bool:
         """Announce the whole black-list (``{port_id: mac}``). False when
         nothing was sent: lost, or a member of a release without
         snapshots is live (every member then lists Ironic itself)."""
-        if not self._objects_understood():
+        release = self._release()
+        if not _objects_understood(release):
             return False
         try:
             self._announce(objects.BlacklistSnapshot(ports=dict(ports)),
-                           self._client)
+                           self._client, release)
         except Exception as exc:
             LOG.warning('Black-list snapshot of %d ports lost (each member '
                         'lists Ironic itself when none comes): %s',
@@ -105,25 +107,27 @@ class Bus:
             return False
         return True
 
-    def _objects_understood(self) -> bool:
-        return self._releases is None or self._releases.allows(
-            OBJECTS_SINCE)
+    def _release(self) -> str | None:
+        """The effective release (one look at the group, waited for as
+        :meth:`releases_mod.Releases.effective` waits); None: this
+        release's own."""
+        return None if self._releases is None else self._releases.effective()
 
-    def _announce(self, change: objects.InspectorObject,
-                  client: Any) -> None:
+    def _announce(self, change: objects.InspectorObject, client: Any,
+                  release: str | None) -> None:
         client.prepare(version='1.1').cast(
             {}, 'announce', change=objects.to_primitive(
-                change, self._releases.object_version(change.obj_name())
-                if self._releases else None))
+                change, None if release is None else
+                releases_mod.object_version_in(release, change.obj_name())))
 
     def _cast(self, method: str, cls: type[objects.InspectorObject],
-              client: Any, **kwargs: Any) -> None:
+              client: Any, release: str | None, **kwargs: Any) -> None:
         """A versioned object on ``client``'s topic once every live member
-        reads one; until then the previous release's call (``method`` with
-        arguments) on :data:`TOPIC`."""
+        reads one (``release``); until then the previous release's call
+        (``method`` with arguments) on :data:`TOPIC`."""
         try:
-            if self._objects_understood():
-                self._announce(cls(**kwargs), client)
+            if _objects_understood(release):
+                self._announce(cls(**kwargs), client, release)
             else:
                 self._client.cast({}, method, **kwargs)
         except Exception as exc:
@@ -285,3 +289,9 @@ class _Receiver:
                   mac: str) -> None:
         if self._opts.blacklist_pubsub:
             self._lists.black(op, port_id, mac)
+
+
+def _objects_understood(release: str | None) -> bool:
+    """Whether every live member reads announcements as objects."""
+    return release is None or releases_mod.is_at_least(release,
+                                                        OBJECTS_SINCE)

@@ -45,8 +45,8 @@ class Firewall(threading.Thread):
     ``election`` is the ``firewall`` leadership, ``store`` is read for
     the white-list, ``opts`` is the ``[pxe_filter]`` group, ``campaign``
     says when to try for the leadership while another member holds it.
-    ``catch_up``: seconds after the start (this member in the group) at
-    which a leader reads the white-list again besides every
+    ``catch_up``: seconds after :meth:`catch_up` (this member joined the
+    group) at which a leader reads the white-list again besides every
     ``whitelist_period``: the workers announce no change while they
     count no member that runs a firewall
     (:func:`inspector_ha.coordination.releases.counted_after`).
@@ -71,9 +71,9 @@ class Firewall(threading.Thread):
         self._lock = threading.Lock()
         self._polled = 0.0
         self._armed_at: float | None = None
-        self._catch_up = tuple(catch_up)
+        self._catch_up_after = tuple(catch_up)
         #: When (monotonic) the catch-up reads are due, soonest first.
-        self._catch_ups: list[float] = []
+        self._catch_ups_due: list[float] = []
 
     @property
     def epoch(self) -> int | None:
@@ -81,7 +81,6 @@ class Firewall(threading.Thread):
         return self._election.epoch
 
     def run(self) -> None:
-        self._schedule_catch_ups()
         try:
             self._run()
         except retry.UNAVAILABLE_OR_STOPPING as exc:
@@ -90,13 +89,11 @@ class Firewall(threading.Thread):
             self.block()
 
     def catch_up(self) -> None:
-        """This member joined the group again: while out of it, the
-        workers counted no firewall here and may have sent no change."""
-        self._schedule_catch_ups()
-
-    def _schedule_catch_ups(self) -> None:
+        """This member joined the group (again): until the workers count
+        it, they send it no white-list change."""
         now = time.monotonic()
-        self._catch_ups = sorted(now + after for after in self._catch_up)
+        self._catch_ups_due = sorted(now + after
+                                     for after in self._catch_up_after)
 
     def _run(self) -> None:
         with self._lock:
@@ -222,10 +219,11 @@ class Firewall(threading.Thread):
 
     def _whitelist_due(self, period: float) -> bool:
         now = time.monotonic()
-        caught_up = False
-        while self._catch_ups and self._catch_ups[0] <= now:
-            self._catch_ups.pop(0)
-            caught_up = True
+        # NOTE: catch_up() may put a new list meanwhile (a rejoin).
+        due = self._catch_ups_due
+        caught_up = bool(due) and due[0] <= now
+        if caught_up:
+            self._catch_ups_due = [at for at in due if at > now]
         if caught_up or (period and now - self._polled >= period):
             self._polled = now
             return True

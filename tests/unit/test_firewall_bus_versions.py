@@ -9,7 +9,6 @@ import pytest
 
 import backends
 
-from inspector_ha.coordination import releases
 from inspector_ha.firewall import bus as bus_mod
 from inspector_ha.messaging import objects
 
@@ -42,14 +41,11 @@ class _Pinned:
         self.release = release
         self.firewall = firewall
 
+    def effective(self):
+        return self.release
+
     def firewall_anywhere(self):
         return self.firewall
-
-    def allows(self, wanted):
-        return releases.is_at_least(self.release, wanted)
-
-    def object_version(self, name):
-        return releases.RELEASES[self.release]['objects'][name]
 
 
 @pytest.mark.parametrize('release, method', [('0.1.0', 'whitelist'),

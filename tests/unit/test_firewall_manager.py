@@ -353,7 +353,7 @@ def _white_list_read_again(service, monkeypatch, bus, when_open,
         service.lifecycle, service.conf.pxe_filter,
         election.Campaign(1.0, 1.0, 0.0), catch_up=catch_up)
     firewall.lists.replace_black({})
-    firewall._schedule_catch_ups()
+    firewall.catch_up()
     leading = _lead(firewall)
     try:
         backends.wait_for(lambda: any(o for _, o in driver.applied_at), 20,

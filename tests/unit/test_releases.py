@@ -172,7 +172,6 @@ def test_a_look_a_forget_overtook_speaks_the_oldest_release_once():
     assert group.reads == 4
 
 
-
 def _asked_after_a_look(gate, now, ttl):
     """firewall_anywhere() once the look a question ``ttl`` later starts
     has answered."""
