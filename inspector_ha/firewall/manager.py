@@ -74,6 +74,7 @@ class Firewall(threading.Thread):
         self._catch_up_after = tuple(catch_up)
         #: When (monotonic) the catch-up reads are due, soonest first.
         self._catch_ups_due: list[float] = []
+        self._catch_ups_lock = threading.Lock()
 
     @property
     def epoch(self) -> int | None:
@@ -92,8 +93,9 @@ class Firewall(threading.Thread):
         """This member joined the group (again): until the workers count
         it, they send it no white-list change."""
         now = time.monotonic()
-        self._catch_ups_due = sorted(now + after
-                                     for after in self._catch_up_after)
+        with self._catch_ups_lock:
+            self._catch_ups_due = sorted(now + after
+                                         for after in self._catch_up_after)
 
     def _run(self) -> None:
         with self._lock:
@@ -219,11 +221,12 @@ class Firewall(threading.Thread):
 
     def _whitelist_due(self, period: float) -> bool:
         now = time.monotonic()
-        # NOTE: catch_up() may put a new list meanwhile (a rejoin).
-        due = self._catch_ups_due
-        caught_up = bool(due) and due[0] <= now
-        if caught_up:
-            self._catch_ups_due = [at for at in due if at > now]
+        # NOTE: under the lock: catch_up() may put a new list (a rejoin).
+        with self._catch_ups_lock:
+            due = self._catch_ups_due
+            caught_up = bool(due) and due[0] <= now
+            if caught_up:
+                self._catch_ups_due = [at for at in due if at > now]
         if caught_up or (period and now - self._polled >= period):
             self._polled = now
             return True
