@@ -26,6 +26,7 @@ import requests
 from openstack import exceptions as sdk_exc
 
 from inspector_ha.coordination import releases
+from inspector_ha.ironic import answers
 
 #: Errors of a connection kept alive that the server closed meanwhile:
 #: the call is made once more on a new connection.
@@ -115,8 +116,7 @@ class Transport:
             except DROPPED:
                 connection.close()
         if answer is None:
-            connection = http.client.HTTPConnection(*self._address,
-                                                    timeout=self._timeout)
+            connection = _Connection(*self._address, timeout=self._timeout)
             answer = self._exchange(connection, method, path, payload,
                                     headers, fresh=True)
         if self._idle.qsize() < KEPT_IDLE:
@@ -148,6 +148,13 @@ class Transport:
         if response.will_close:
             connection.close()
         return response.status, response.reason, response.headers, data
+
+
+class _Connection(http.client.HTTPConnection):
+    """A connection whose answers read their headers without the
+    ``email`` package (:mod:`inspector_ha.ironic.answers`)."""
+
+    response_class = answers.Answer
 
 
 def _query(params: dict[str, Any] | None) -> str:

@@ -1,0 +1,141 @@
+"""Ironic's answers as :mod:`inspector_ha.ironic.answers` reads them: as
+``http.client`` reads them (status, headers, body, whether the
+connection closes), for the forms HTTP allows, and over a kept-alive
+connection to a real server."""
+
+import http.client
+import http.server
+import io
+import threading
+
+import pytest
+
+from inspector_ha.ironic import answers
+from inspector_ha.ironic import transport
+
+IRONIC_HEADERS = (
+    b'Date: Sat, 28 Nov 2026 14:00:00 GMT\r\nServer: cheroot/10\r\n'
+    b'Content-Type: application/json\r\n'
+    b'OpenStack-API-Version: baremetal 1.80\r\n'
+    b'X-OpenStack-Ironic-API-Version: 1.80\r\n'
+    b'x-openstack-request-id: req-0b8f6c2e\r\n')
+#: (name, bytes of the answer, method) in the forms an answer can take.
+FORMS = [
+    ('a length', b'HTTP/1.1 200 OK\r\n' + IRONIC_HEADERS +
+     b'Content-Length: 13\r\n\r\n{"uuid": "n"}', 'GET'),
+    ('chunks', b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'
+     b'5\r\n{"a":\r\n3\r\n 1}\r\n0\r\n\r\n', 'GET'),
+    ('no length: up to the close', b'HTTP/1.1 200 OK\r\n\r\n{"a": 1}', 'GET'),
+    ('the server closes', b'HTTP/1.1 409 Conflict\r\nConnection: close\r\n'
+     b'Content-Length: 2\r\n\r\n{}', 'PUT'),
+    ('HTTP/1.0', b'HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}', 'GET'),
+    ('HTTP/1.0 kept alive', b'HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n'
+     b'Content-Length: 2\r\n\r\n{}', 'GET'),
+    ('no content', b'HTTP/1.1 204 No Content\r\n\r\n', 'PUT'),
+    ('a HEAD', b'HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n', 'HEAD'),
+    ('100 Continue first', b'HTTP/1.1 100 Continue\r\nX-A: 1\r\n\r\n'
+     b'HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n', 'PUT'),
+    ('a redirect', b'HTTP/1.1 307 Temporary Redirect\r\n'
+     b'Location: http://elsewhere/v1\r\nContent-Length: 0\r\n\r\n', 'GET'),
+    ('bare LF line ends', b'HTTP/1.1 200 OK\nContent-Length: 2\n\n{}', 'GET'),
+]
+
+
+class _Socket:
+    def __init__(self, data):
+        self._data = data
+
+    def makefile(self, mode):
+        return io.BytesIO(self._data)
+
+
+def _read(cls, data, method='GET'):
+    answer = cls(_Socket(data), method=method)
+    answer.begin()
+    return answer, answer.read()
+
+
+@pytest.mark.parametrize('data,method', [f[1:] for f in FORMS],
+                         ids=[f[0] for f in FORMS])
+def test_an_answer_is_read_as_http_client_reads_it(data, method):
+    ours, body = _read(answers.Answer, data, method)
+    theirs, their_body = _read(http.client.HTTPResponse, data, method)
+    assert (ours.status, ours.reason, ours.version, ours.will_close,
+            body) == (theirs.status, theirs.reason, theirs.version,
+                      theirs.will_close, their_body)
+    assert {k.lower(): v for k, v in ours.headers.items()} == {
+        k.lower(): v for k, v in theirs.headers.items()}
+    for name in ('content-type', 'Location', 'X-Missing'):
+        assert ours.getheader(name) == theirs.getheader(name)
+
+
+def test_headers_are_found_in_any_case_and_a_repeated_one_joined():
+    answer, _body = _read(answers.Answer, b'HTTP/1.1 200 OK\r\nVary: a\r\n'
+                          b'X-Long: one\r\n  two\r\nvary: b\r\n'
+                          b'Content-Length: 0\r\n\r\n')
+    assert answer.headers['VARY'] == answer.getheader('vary') == 'a, b'
+    assert answer.headers['x-long'] == 'one two'
+    assert 'Content-Length' in answer.headers and 'Etag' not in answer.headers
+
+
+def test_an_answer_of_too_many_or_too_long_header_lines_is_refused():
+    many = b''.join(b'X-%d: 1\r\n' % i for i in range(101))
+    with pytest.raises(http.client.HTTPException, match='more than 100'):
+        _read(answers.Answer, b'HTTP/1.1 200 OK\r\n' + many + b'\r\n')
+    with pytest.raises(http.client.LineTooLong):
+        _read(answers.Answer,
+              b'HTTP/1.1 200 OK\r\nX: ' + b'a' * 70000 + b'\r\n\r\n')
+    with pytest.raises(http.client.BadStatusLine):
+        _read(answers.Answer, b'SPDY/3 200 OK\r\n\r\n')
+
+
+class _Ironic(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with its path, on one kept-alive connection,
+    and counts the connections."""
+
+    protocol_version = 'HTTP/1.1'
+    connections = 0
+
+    def setup(self):
+        type(self).connections += 1
+        super().setup()
+
+    def do_GET(self):
+        body = b'{"path": "%s"}' % self.path.encode()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+class _Adapter:
+    """What :class:`transport.Transport` reads of keystoneauth's
+    adapter: an endpoint, no auth, a timeout."""
+
+    auth = None
+    default_microversion = '1.81'
+
+    def __init__(self, url):
+        self._url = url
+        self.session = type('S', (), {'timeout': 5, 'auth': None})()
+
+    def get_endpoint(self):
+        return self._url
+
+
+def test_calls_share_one_kept_alive_connection():
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Ironic)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        calls = transport.Transport(_Adapter(
+            'http://127.0.0.1:%d/v1' % server.server_address[1]))
+        for i in range(3):
+            assert calls.call('GET', '/nodes/%d' % i, None) == {
+                'path': '/v1/nodes/%d' % i}
+        assert _Ironic.connections == 1
+    finally:
+        server.shutdown()
