@@ -340,7 +340,8 @@ def run_split(ironic, workdir, args):
     if args.cluster_concurrency:
         worker['cluster_concurrency'] = args.cluster_concurrency
     conf = {'worker': worker}
-    with split_cluster(ironic, workdir, conf=conf) as the_cluster:
+    with split_cluster(ironic, workdir, workers=args.split_workers,
+                       conf=conf) as the_cluster:
         deployment = cluster_deployment(the_cluster, 'split')
         log('split cluster up: %s' % ', '.join(
             name for name, _pid in deployment['named_pids']))
@@ -348,9 +349,9 @@ def run_split(ironic, workdir, args):
         _finish(result, the_cluster.api_urls, burst_nodes,
                 the_cluster.database, list(nodes), args)
     result['deployment'] = (
-        '2 API processes, 3 workers (%s threads each, cluster_concurrency '
+        '2 API processes, %d workers (%s threads each, cluster_concurrency '
         '%s), PostgreSQL, RabbitMQ, Redis' % (
-            worker['pool_size'],
+            args.split_workers, worker['pool_size'],
             args.cluster_concurrency or 'unset'))
     return result
 

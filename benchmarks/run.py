@@ -68,6 +68,8 @@ def parse(argv):
                         help="the split cluster's [worker] "
                              'cluster_concurrency (default: unset, no '
                              'cluster limit)')
+    parser.add_argument('--split-workers', type=int, default=3,
+                        help="the split cluster's worker processes (3)")
     parser.add_argument('--ironic', choices=sorted(report.IRONIC_LAYOUTS),
                         default='all-in-one',
                         help='all-in-one: the one-process Ironic on SQLite '
