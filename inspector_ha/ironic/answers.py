@@ -6,51 +6,66 @@ about 57 us of CPU for the dozen headers Ironic sends, out of 74 us for
 the whole answer (status line, headers and a 2 KB body;
 ``benchmarks/results/README.md``, 2026-11-28 afternoon), on each of the
 seven calls of an introspection. :class:`Answer` reads the same lines
-into :class:`Headers`, a case-insensitive mapping; the body is read as
+into :class:`Headers` as the ``email`` package reads them (the first
+field of a name is its value, as there); the body is read as
 ``http.client`` reads it (length, chunks, or up to the close).
 """
 
 from __future__ import annotations
 
 import http.client
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
-#: Most header lines of one answer, and longest line, as http.client.
+#: Most lines of a header block (its blank line counted) and longest
+#: line, as http.client's limits.
 MOST_HEADERS = 100
 LONGEST_LINE = 65536
 #: What ends the header block.
 BLANK = (b'\r\n', b'\n', b'')
+#: A header line's name and colon, as the ``email`` package takes one: a
+#: line that is neither this nor a folded one ends the headers read.
+NAMED = re.compile(r'[\041-\071\073-\176]*:')
 
 
-class Headers(Mapping[str, str]):
-    """An answer's headers by name, in any case; a repeated header's
-    values joined with ``, `` (RFC 9110, 5.3)."""
+class Headers:
+    """An answer's header fields in order, as ``http.client`` gives them
+    (``email.message.Message``'s reading): a name in any case, the first
+    field of a name for :meth:`get`, every one for :meth:`get_all` and
+    :meth:`items`."""
 
-    def __init__(self) -> None:
-        self._values: dict[str, tuple[str, str]] = {}
+    def __init__(self, fields: list[tuple[str, str]]) -> None:
+        self._fields = fields
+        self._first: dict[str, str] = {}
+        for name, value in reversed(fields):
+            self._first[name.lower()] = value
 
-    def add(self, name: str, value: str) -> None:
-        key = name.lower()
-        if key in self._values:
-            value = self._values[key][1] + ', ' + value
-        self._values[key] = (name, value)
+    def get(self, name: str, failobj: Any = None) -> Any:
+        return self._first.get(name.lower(), failobj)
 
-    def __getitem__(self, name: str) -> str:
-        return self._values[name.lower()][1]
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for name, _value in self._values.values())
-
-    def __len__(self) -> int:
-        return len(self._values)
+    __getitem__ = get
 
     def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name.lower() in self._values
+        return isinstance(name, str) and name.lower() in self._first
 
-    def get_all(self, name: str, failobj: object = None) -> object:
-        """As ``email.message.Message.get_all`` (``getheader`` calls
-        it): a list of the value, or ``failobj``."""
-        return [self[name]] if name in self else failobj
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, _value in self._fields)
+
+    keys = __iter__
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._fields)
+
+    def get_all(self, name: str, failobj: Any = None) -> Any:
+        """Every value of ``name`` in order, or ``failobj``
+        (``getheader`` joins them)."""
+        key = name.lower()
+        found = [v for n, v in self._fields if n.lower() == key]
+        return found or failobj
 
 
 class Answer(http.client.HTTPResponse):
@@ -89,14 +104,16 @@ class Answer(http.client.HTTPResponse):
         return length if length >= 0 else None
 
     def _closes(self) -> bool:
-        """Whether the server closes the connection after this answer."""
-        tokens = self.headers.get('connection', '').lower()
-        if 'close' in tokens:
-            return True
+        """Whether the server closes the connection after this answer
+        (HTTP/1.1 unless it says ``close``; HTTP/1.0 unless it says it
+        keeps the connection alive)."""
+        said = (self.headers.get('connection') or '').lower()
         if self.version == 11:
-            return False
-        return 'keep-alive' not in tokens and \
-            'keep-alive' not in self.headers
+            return 'close' in said
+        kept = (self.headers.get('keep-alive') or 'keep-alive' in said or
+                'keep-alive' in (self.headers.get('proxy-connection') or
+                                 '').lower())
+        return not kept
 
 
 def _version(text: str) -> int:
@@ -108,37 +125,44 @@ def _version(text: str) -> int:
 
 
 def _chunked(headers: Headers) -> bool:
-    return headers.get('transfer-encoding', '').lower() == 'chunked'
+    return (headers.get('transfer-encoding') or '').lower() == 'chunked'
 
 
-def _header_lines(fp) -> list[bytes]:
+def _header_lines(fp: BinaryIO) -> list[bytes]:
     """The lines of one header block, its blank line left out."""
     lines: list[bytes] = []
     while True:
         line = fp.readline(LONGEST_LINE + 1)
         if len(line) > LONGEST_LINE:
             raise http.client.LineTooLong('header line')
+        if len(lines) + 1 > MOST_HEADERS:
+            raise http.client.HTTPException(
+                'got more than %d headers' % MOST_HEADERS)
         if line in BLANK:
             return lines
         lines.append(line)
-        if len(lines) > MOST_HEADERS:
-            raise http.client.HTTPException(
-                'got more than %d headers' % MOST_HEADERS)
 
 
-def _headers(fp) -> Headers:
-    """The next header block as :class:`Headers`; a line folded onto
-    the next (obsolete, RFC 9112 5.2) continues the value before."""
-    fields: list[list[str]] = []
+def _headers(fp: BinaryIO) -> Headers:
+    """The next header block's fields, as the ``email`` package reads
+    them. A field's value loses the blanks before it and the line end
+    after it; a line that starts with a blank continues the field before
+    (obsolete folding, kept as sent); a line with no name before its
+    colon, or a ``From `` line, is left out; the first line that is none
+    of these ends the fields (the rest would be a body)."""
+    fields: list[tuple[str, str]] = []
+    folds_onto_last = False
     for raw in _header_lines(fp):
-        line = raw.decode('iso-8859-1').rstrip('\r\n')
+        line = raw.decode('iso-8859-1')
         if line[:1] in (' ', '\t'):
-            if fields:
-                fields[-1][1] += ' ' + line.strip()
+            if folds_onto_last:
+                name, value = fields[-1]
+                fields[-1] = (name, value + line)
             continue
-        name, _colon, value = line.partition(':')
-        fields.append([name.strip(), value.strip()])
-    headers = Headers()
-    for name, value in fields:
-        headers.add(name, value)
-    return headers
+        if not NAMED.match(line) and not line.startswith('From '):
+            break
+        folds_onto_last = not line.startswith((':', 'From '))
+        if folds_onto_last:
+            name, _colon, value = line.partition(':')
+            fields.append((name, value.lstrip(' \t')))
+    return Headers([(n, v.rstrip('\r\n')) for n, v in fields])
