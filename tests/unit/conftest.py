@@ -11,7 +11,6 @@ discovery and nothing else.  Every other call is recorded and refused with
 
 import collections
 import http.server
-import json
 import threading
 import uuid as uuidlib
 
@@ -27,6 +26,8 @@ from inspector_ha.db import models
 from inspector_ha.db import nodes
 from inspector_ha.fsm import states as st
 from inspector_ha import service as service_mod
+
+import httpfakes
 
 ACTOR = 'unit-test'
 
@@ -100,7 +101,7 @@ def put_node(store):
     return put
 
 
-class _DiscoveryOnly(http.server.BaseHTTPRequestHandler):
+class _DiscoveryOnly(httpfakes.JsonHandler):
     def do_GET(self):
         self.server.calls.append(('GET', self.path))
         root = 'http://%s:%d' % self.server.server_address[:2]
@@ -108,11 +109,11 @@ class _DiscoveryOnly(http.server.BaseHTTPRequestHandler):
                    'version': '1.99',
                    'links': [{'href': root + '/v1/', 'rel': 'self'}]}
         if self.path.rstrip('/') == '':
-            self._reply(200, {'name': 'OpenStack Ironic API',
+            self.reply(200, {'name': 'OpenStack Ironic API',
                               'default_version': version,
                               'versions': [version]})
         elif self.path.rstrip('/') == '/v1':
-            self._reply(200, {'id': 'v1', 'version': version,
+            self.reply(200, {'id': 'v1', 'version': version,
                               'links': version['links']})
         else:
             self._refuse()
@@ -124,18 +125,7 @@ class _DiscoveryOnly(http.server.BaseHTTPRequestHandler):
 
     def _refuse(self):
         self.server.calls.append((self.command, self.path))
-        self._reply(503, {'error_message': 'no Ironic in the unit tests'})
-
-    def _reply(self, code, body):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.reply(503, {'error_message': 'no Ironic in the unit tests'})
 
 
 class IronicDiscovery:

@@ -4,14 +4,14 @@ connection closes), for the forms HTTP allows, and over a kept-alive
 connection to a real server."""
 
 import http.client
-import http.server
 import io
-import threading
 
 import pytest
 
 from inspector_ha.ironic import answers
 from inspector_ha.ironic import transport
+
+import httpfakes
 
 IRONIC_HEADERS = (
     b'Date: Sat, 28 Nov 2026 14:00:00 GMT\r\nServer: cheroot/10\r\n'
@@ -122,7 +122,7 @@ def test_an_answer_http_client_refuses_is_refused_alike(data, error):
         assert type(raised.value) is error
 
 
-class _Ironic(http.server.BaseHTTPRequestHandler):
+class _Ironic(httpfakes.JsonHandler):
     """Answers every GET with its path, on one kept-alive connection,
     and counts the connections."""
 
@@ -134,15 +134,7 @@ class _Ironic(http.server.BaseHTTPRequestHandler):
         super().setup()
 
     def do_GET(self):
-        body = b'{"path": "%s"}' % self.path.encode()
-        self.send_response(200)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+        self.reply(200, {'path': self.path})
 
 
 class _Adapter:
@@ -163,17 +155,13 @@ class _Adapter:
 def test_calls_share_one_kept_alive_connection_read_as_answers():
     assert transport._Connection.response_class is answers.Answer
     _Ironic.connections = 0
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _Ironic)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    calls = transport.Transport(_Adapter(
-        'http://127.0.0.1:%d/v1' % server.server_address[1]))
-    try:
-        for i in range(3):
-            assert calls.call('GET', '/nodes/%d' % i, None) == {
-                'path': '/v1/nodes/%d' % i}
-        assert _Ironic.connections == 1
-    finally:
-        while not calls._idle.empty():
-            calls._idle.get().close()
-        server.shutdown()
-        server.server_close()
+    with httpfakes.serving(_Ironic) as url:
+        calls = transport.Transport(_Adapter(url + '/v1'))
+        try:
+            for i in range(3):
+                assert calls.call('GET', '/nodes/%d' % i, None) == {
+                    'path': '/v1/nodes/%d' % i}
+            assert _Ironic.connections == 1
+        finally:
+            while not calls._idle.empty():
+                calls._idle.get().close()

@@ -4,15 +4,14 @@ Ironic's ``next`` links as paths of the baremetal endpoint. (The calls
 themselves run against a real Ironic in the functional tests; a token
 Ironic refuses, against a server that plays Keystone's revocation.)"""
 
-import http.server
-import threading
-
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import plugin
 from keystoneauth1 import session as ks_session
 
 from inspector_ha.ironic import client
 from inspector_ha.ironic import transport
+
+import httpfakes
 
 
 class _Session:
@@ -70,7 +69,7 @@ class _Tokens(plugin.BaseAuthPlugin):
         return True
 
 
-class _AcceptingOnly(http.server.BaseHTTPRequestHandler):
+class _AcceptingOnly(httpfakes.JsonHandler):
     """Ironic that takes only the token ``new``: 401 for any other."""
 
     protocol_version = 'HTTP/1.1'
@@ -79,32 +78,19 @@ class _AcceptingOnly(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         token = self.headers.get('X-Auth-Token')
         self.seen.append(token)
-        status, body = (200, b'{"uuid": "n"}') if token == 'new' else (
-            401, b'{"error_message": "{\\"faultstring\\": \\"no\\"}"}')
-        self.send_response(status)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
+        self.reply(*(200, {'uuid': 'n'}) if token == 'new' else (
+            401, {'error_message': '{"faultstring": "no"}'}))
 
 
 def test_a_token_refused_with_401_is_renewed_and_the_call_made_again():
-    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
-                                             _AcceptingOnly)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with httpfakes.serving(_AcceptingOnly) as url:
         session = ks_session.Session(auth=_Tokens('old', 'new'))
         baremetal = ks_adapter.Adapter(
-            session, endpoint_override='http://127.0.0.1:%d/v1' %
-            server.server_address[1], default_microversion='1.81')
+            session, endpoint_override=url + '/v1',
+            default_microversion='1.81')
         calls = transport.Transport(baremetal)
         assert calls.call('GET', '/nodes/n', None) == {'uuid': 'n'}
         assert _AcceptingOnly.seen == ['old', 'new']
-    finally:
-        server.shutdown()
 
 
 def test_query_parameters_are_encoded_as_requests_encodes_them():

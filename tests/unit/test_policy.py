@@ -8,7 +8,6 @@ validation, exactly as in production.
 """
 
 import http.server
-import json
 import threading
 
 from keystoneauth1 import loading
@@ -19,6 +18,8 @@ import pytest
 from inspector_ha.api import app as app_mod
 from inspector_ha.api import policy
 from inspector_ha.fsm import states as st
+
+import httpfakes
 
 MIN_HEADER = 'X-OpenStack-Ironic-Inspector-API-Minimum-Version'
 GROUP = 'keystone_authtoken'
@@ -33,24 +34,13 @@ UPSTREAM_NAMES = {
     'introspection:rule:delete'}
 
 
-class _Validate(http.server.BaseHTTPRequestHandler):
+class _Validate(httpfakes.JsonHandler):
     def do_GET(self):
         token = self.server.tokens.get(self.headers.get('X-Subject-Token'))
         if self.path.split('?')[0] != '/v3/auth/tokens' or token is None:
-            return self._reply(404, {'error': {'code': 404,
-                                               'message': 'no such token'}})
-        self._reply(200, {'token': token})
-
-    def _reply(self, code, body):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+            return self.reply(404, {'error': {'code': 404,
+                                              'message': 'no such token'}})
+        self.reply(200, {'token': token})
 
 
 def _token(roles, system):
