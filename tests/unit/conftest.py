@@ -110,11 +110,11 @@ class _DiscoveryOnly(httpfakes.JsonHandler):
                    'links': [{'href': root + '/v1/', 'rel': 'self'}]}
         if self.path.rstrip('/') == '':
             self.reply(200, {'name': 'OpenStack Ironic API',
-                              'default_version': version,
-                              'versions': [version]})
+                             'default_version': version,
+                             'versions': [version]})
         elif self.path.rstrip('/') == '/v1':
             self.reply(200, {'id': 'v1', 'version': version,
-                              'links': version['links']})
+                             'links': version['links']})
         else:
             self._refuse()
 

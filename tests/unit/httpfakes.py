@@ -13,9 +13,8 @@ class JsonHandler(http.server.BaseHTTPRequestHandler):
     nothing."""
 
     def reply(self, code, body):
-        """Answer ``code`` with ``body``: bytes as they are, anything
-        else as JSON."""
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        """Answer ``code`` with ``body`` as JSON."""
+        data = json.dumps(body).encode()
         self.send_response(code)
         self.send_header('Content-Type', 'application/json')
         self.send_header('Content-Length', str(len(data)))

@@ -78,8 +78,10 @@ class _AcceptingOnly(httpfakes.JsonHandler):
     def do_GET(self):
         token = self.headers.get('X-Auth-Token')
         self.seen.append(token)
-        self.reply(*(200, {'uuid': 'n'}) if token == 'new' else (
-            401, {'error_message': '{"faultstring": "no"}'}))
+        if token == 'new':
+            self.reply(200, {'uuid': 'n'})
+        else:
+            self.reply(401, {'error_message': '{"faultstring": "no"}'})
 
 
 def test_a_token_refused_with_401_is_renewed_and_the_call_made_again():
