@@ -14,6 +14,7 @@ field of a name is its value, as there); the body is read as
 from __future__ import annotations
 
 import http.client
+import io
 import re
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -147,13 +148,13 @@ def _headers(fp: BinaryIO) -> Headers:
     """The next header block's fields, as the ``email`` package reads
     them. A field's value loses the blanks before it and the line end
     after it; a line that starts with a blank continues the field before
-    (obsolete folding, kept as sent); a line with no name before its
+    (obsolete folding, kept as sent); a lone CR ends a line as LF and
+    CRLF do; a line with no name before its
     colon, or a ``From `` line, is left out; the first line that is none
     of these ends the fields (the rest would be a body)."""
     fields: list[tuple[str, str]] = []
     folds_onto_last = False
-    for raw in _header_lines(fp):
-        line = raw.decode('iso-8859-1')
+    for line in _email_lines(_header_lines(fp)):
         if line[:1] in (' ', '\t'):
             if folds_onto_last:
                 name, value = fields[-1]
@@ -166,3 +167,14 @@ def _headers(fp: BinaryIO) -> Headers:
             name, _colon, value = line.partition(':')
             fields.append((name, value.lstrip(' \t')))
     return Headers([(n, v.rstrip('\r\n')) for n, v in fields])
+
+
+def _email_lines(raw_lines: list[bytes]) -> Iterator[str]:
+    """``raw_lines`` (each up to its LF) as the ``email`` package splits
+    them: a CR not followed by LF ends a line too."""
+    for raw in raw_lines:
+        line = raw.decode('iso-8859-1')
+        if '\r' in (line[:-2] if line.endswith('\r\n') else line):
+            yield from io.StringIO(line, newline='').readlines()
+        else:
+            yield line

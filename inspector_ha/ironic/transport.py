@@ -85,6 +85,14 @@ class Transport:
                    data)
         return json.loads(data) if data else None
 
+    def close(self) -> None:
+        """Closes the connections kept for the next calls."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
     def _authenticated(self, method: str, path: str, payload: bytes | None,
                        headers: dict[str, str]) -> tuple[int, str, Any,
                                                          bytes]:

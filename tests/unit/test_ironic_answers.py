@@ -60,6 +60,14 @@ FORMS = [
      b'keep-alive\r\nContent-Length: 2\r\n\r\n{}', 'GET'),
     ('HTTP/1.0 empty Keep-Alive', b'HTTP/1.0 200 OK\r\nKeep-Alive:\r\n'
      b'Content-Length: 2\r\n\r\n{}', 'GET'),
+    ('a lone CR ends a line', b'HTTP/1.1 200 OK\r\nX-A: 1\r'
+     b'Content-Length: 2\r\n\r\n{}', 'GET'),
+    ('a lone CR then CRLF: a blank line', b'HTTP/1.1 200 OK\r\nX-A: 1\r'
+     b'\r\nContent-Length: 2\r\n\r\n{}tail', 'GET'),
+    ('a close after a lone CR', b'HTTP/1.1 200 OK\r\nX-A: 1\rConnection: '
+     b'close\r\nContent-Length: 2\r\n\r\n{}', 'GET'),
+    ('a lone CR in a folded field', b'HTTP/1.1 200 OK\r\nContent-Length: '
+     b'2\r\nX: a\r\n b\rTransfer-Encoding: chunked\r\n\r\n{}', 'GET'),
     ('99 header lines', b'HTTP/1.1 200 OK\r\n' + b''.join(
         b'X-%d: 1\r\n' % i for i in range(98)) + b'Content-Length: 2\r\n'
      b'\r\n{}', 'GET'),
@@ -77,7 +85,10 @@ class _Socket:
 def _read(cls, data, method='GET'):
     answer = cls(_Socket(data), method=method)
     answer.begin()
-    return answer, answer.read()
+    try:
+        return answer, answer.read()
+    except http.client.HTTPException as exc:
+        return answer, type(exc)
 
 
 @pytest.mark.parametrize('data,method', [f[1:] for f in FORMS],
@@ -163,5 +174,4 @@ def test_calls_share_one_kept_alive_connection_read_as_answers():
                     'path': '/v1/nodes/%d' % i}
             assert _Ironic.connections == 1
         finally:
-            while not calls._idle.empty():
-                calls._idle.get().close()
+            calls.close()

@@ -91,7 +91,10 @@ def test_a_token_refused_with_401_is_renewed_and_the_call_made_again():
             session, endpoint_override=url + '/v1',
             default_microversion='1.81')
         calls = transport.Transport(baremetal)
-        assert calls.call('GET', '/nodes/n', None) == {'uuid': 'n'}
+        try:
+            assert calls.call('GET', '/nodes/n', None) == {'uuid': 'n'}
+        finally:
+            calls.close()
         assert _AcceptingOnly.seen == ['old', 'new']
 
 
