@@ -7,7 +7,6 @@ import time
 
 import flask
 from oslo_middleware import cors
-from oslo_middleware import request_id
 from werkzeug.middleware import proxy_fix
 
 from inspector_ha.api import auth
@@ -16,6 +15,7 @@ from inspector_ha.api import health
 from inspector_ha.api import introspection
 from inspector_ha.api import nodes
 from inspector_ha.api import openapi
+from inspector_ha.api import request_ids
 from inspector_ha.api import rules
 from inspector_ha.api import v1
 from inspector_ha.api import versions
@@ -50,7 +50,7 @@ def create_app(service):
     if service.conf.cors.allowed_origin:
         app.wsgi_app = cors.CORS(app.wsgi_app, service.conf)
     # NOTE: outermost, so every answer (401s too) has its request id.
-    app.wsgi_app = request_id.RequestId(app.wsgi_app)
+    app.wsgi_app = request_ids.RequestIds(app.wsgi_app)
     return app
 
 
@@ -73,12 +73,27 @@ def _count(response):
     rule = flask.request.url_rule
     route = rule.rule if rule is not None else 'unrouted'
     method = flask.request.method
-    metrics.API_REQUESTS.labels(route, method, response.status_code).inc()
+    _labelled(metrics.API_REQUESTS, route, method,
+              response.status_code).inc()
     began = flask.g.get('began')
     if began is not None:
-        metrics.API_SECONDS.labels(route, method).observe(
+        _labelled(metrics.API_SECONDS, route, method).observe(
             time.monotonic() - began)
     return response
+
+
+#: Each metric's series by label values, as ``labels()`` gives them (it
+#: checks and converts the values under a lock on every call); no more
+#: than the metric keeps itself (the URL rule, not the URL, is a label).
+_SERIES: dict = {}
+
+
+def _labelled(metric, *values):
+    key = (metric, values)
+    series = _SERIES.get(key)
+    if series is None:
+        series = _SERIES[key] = metric.labels(*values)
+    return series
 
 
 def mount(router, service, probes):

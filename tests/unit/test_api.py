@@ -7,9 +7,13 @@ none of these endpoints calls Ironic.
 import json
 import socket
 
+import flask
 import pytest
+from werkzeug import test
+from werkzeug.middleware import proxy_fix
 
 from inspector_ha.api import app as app_mod
+from inspector_ha.api import versions
 from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
 from inspector_ha import service as service_mod
@@ -80,6 +84,24 @@ def test_links_honour_the_forwarded_host_and_proto(client):
     resources = client.get('/v1', headers=headers).json['resources']
     assert resources[1]['links'][0]['href'] == \
         'https://inspector.example.com:5443/v1/introspection'
+
+
+@pytest.mark.parametrize('headers', [
+    {}, {'Host': 'inspector:5050'}, {'X-Forwarded-Prefix': '/baremetal'},
+    {'X-Forwarded-Prefix': '/b%C3%A4re%20metal'},
+    {'X-Forwarded-Host': '[2001:db8::1]:5050', 'X-Forwarded-Proto': 'https'},
+    {'Host': 'xn--bcher-kva.example'}],
+    ids=['plain', 'a port', 'a prefix', 'an encoded prefix', 'IPv6',
+         'punycode'])
+def test_the_remembered_root_is_werkzeugs_url_root(service, headers):
+    app = app_mod.create_app(service)
+    forwarded = proxy_fix.ProxyFix(lambda environ, _start: environ, x_for=1,
+                                   x_proto=1, x_host=1, x_port=1, x_prefix=1)
+    for _twice in range(2):
+        environ = forwarded(test.EnvironBuilder(
+            '/v1', headers=headers).get_environ(), None)
+        with app.request_context(environ):
+            assert versions.root_url() == flask.request.url_root.rstrip('/')
 
 
 def test_an_unknown_version_document_is_a_404(client):

@@ -1,8 +1,8 @@
 """The API's request id follows a request into the worker's log lines.
 
-oslo.middleware gives each call a request id (and takes a client's or
-Ironic's as the global one); it is kept in the queued request row and made
-the worker thread's oslo.context while the row is handled.
+Each call gets a request id as oslo.middleware gives one (and takes a
+client's or Ironic's as the global one); it is kept in the queued request
+row and made the worker thread's oslo.context while the row is handled.
 """
 
 import logging
@@ -10,9 +10,11 @@ import logging
 from oslo_config import cfg
 from oslo_context import context as context_mod
 from oslo_log import formatters
+from oslo_middleware import request_id as oslo_request_id
 import pytest
 
 from inspector_ha.api import app as app_mod
+from inspector_ha.api import request_ids
 from inspector_ha.cmd import common
 from inspector_ha.common import logctx
 from inspector_ha.db import ledger
@@ -44,6 +46,45 @@ def test_every_answer_has_a_request_id_header(client):
     for resp in (client.get('/'), client.get('/v1/nothing'),
                  client.post('/v1/continue', data=b'[' * 1000)):
         assert resp.headers['X-OpenStack-Request-ID'].startswith('req-')
+
+
+def _ids_and_headers(middleware, given, own_header):
+    """What ``middleware`` leaves in the environ and the answer's
+    headers for a request with ``given`` headers."""
+    seen = {}
+
+    def app(environ, start_response):
+        seen.update((k, v) for k, v in environ.items()
+                    if k.startswith('openstack.'))
+        start_response('200 OK', [('Content-Type', 'text/plain')] +
+                       ([('X-OpenStack-Request-ID', 'mine')]
+                        if own_header else []))
+        return [b'ok']
+
+    answered = []
+    environ = {'REQUEST_METHOD': 'GET', 'PATH_INFO': '/', 'SERVER_NAME':
+               'x', 'SERVER_PORT': '80', 'wsgi.url_scheme': 'http'}
+    environ.update(('HTTP_' + k.upper().replace('-', '_'), v)
+                   for k, v in given.items())
+    body = b''.join(middleware(app)(environ, lambda s, h, e=None:
+                                    answered.extend(h)))
+    request_id = seen.pop('openstack.request_id')
+    headers = [(k.lower(), 'req' if v == request_id else v)
+               for k, v in answered if k.lower() != 'content-length']
+    return body, request_id[:4], seen, sorted(headers)
+
+
+@pytest.mark.parametrize('given,own_header', [
+    ({}, False), ({'X-OpenStack-Request-ID': GLOBAL}, False),
+    ({'X-OpenStack-Request-ID': GLOBAL.upper()}, False),
+    ({'X-OpenStack-Request-ID': GLOBAL + 'a'}, False),
+    ({'X-OpenStack-Request-ID': 'req-1'}, False), ({}, True)],
+    ids=['none given', 'a global id', 'in upper case', 'too long',
+         'not a uuid', 'the answer has its own'])
+def test_request_ids_are_given_as_oslo_middleware_gives_them(given,
+                                                             own_header):
+    assert _ids_and_headers(request_ids.RequestIds, given, own_header) == \
+        _ids_and_headers(oslo_request_id.RequestId, given, own_header)
 
 
 def test_the_queued_request_keeps_the_api_and_global_request_ids(

@@ -1,0 +1,54 @@
+"""Each API request's id, as oslo.middleware's ``RequestId`` gives it,
+without webob.
+
+A request gets a new ``req-<uuid>`` in ``environ['openstack.request_id']``
+and in its answer's ``x-openstack-request-id`` header (unless the answer
+has one); a client's own well-formed ``X-OpenStack-Request-ID`` becomes
+``environ['openstack.global_request_id']``, as Ironic's is. oslo's
+middleware builds a webob request and response around every call:
+about 50 us of CPU a request on the 2-core benchmark machine, against a
+few here (``tests/unit/test_request_ids.py`` checks the two agree).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from oslo_context import context
+
+ENV_REQUEST_ID = 'openstack.request_id'
+ENV_GLOBAL_REQUEST_ID = 'openstack.global_request_id'
+#: The answer's header, named as oslo.middleware names it.
+HEADER = 'x-openstack-request-id'
+#: The client's header, as WSGI names it.
+ENV_GIVEN = 'HTTP_X_OPENSTACK_REQUEST_ID'
+#: A global request id a client may give (oslo.middleware's format).
+GLOBAL_ID = re.compile(
+    r'req-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}\Z')
+
+StartResponse = Callable[..., Any]
+App = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+class RequestIds:
+    """WSGI middleware giving every request of ``app`` its ids."""
+
+    def __init__(self, app: App) -> None:
+        self._app = app
+
+    def __call__(self, environ: dict[str, Any],
+                 start_response: StartResponse) -> Iterable[bytes]:
+        given = environ.get(ENV_GIVEN, '')
+        if GLOBAL_ID.match(given):
+            environ[ENV_GLOBAL_REQUEST_ID] = given
+        request_id = environ[ENV_REQUEST_ID] = context.generate_request_id()
+
+        def answer(status: str, headers: list[tuple[str, str]],
+                   exc_info: Any = None) -> Any:
+            if not any(name.lower() == HEADER for name, _value in headers):
+                headers.append((HEADER, request_id))
+            return start_response(status, headers, exc_info)
+
+        return self._app(environ, answer)
