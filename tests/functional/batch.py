@@ -18,8 +18,9 @@ def two_macs(i):
             '52:54:%02x:%02x:%02x:02' % (i >> 16, (i >> 8) & 255, i & 255)]
 
 
-def create_nodes(ironic, count):
-    """Nodes with one PXE port each; their ramdisks report two NICs."""
+def create_nodes(ironic, count, real_size=False):
+    """Nodes with one PXE port each; their ramdisks report two NICs (and
+    post as much as a real agent with ``real_size``)."""
     seed = uuidlib.uuid4().int % 60000
     macs = [two_macs(seed * 256 + i) for i in range(count)]
     bmcs = ['198.51.%d.%d' % ((seed + i) % 250, i % 250 + 1)
@@ -27,7 +28,7 @@ def create_nodes(ironic, count):
     uuids = ironic.create_nodes(
         [{'macs': m[:1], 'bmc_address': b} for m, b in zip(macs, bmcs)],
         workers=8)
-    return {u: ramdisk.ipa_payload(m, b)
+    return {u: ramdisk.ipa_payload(m, b, real_size=real_size)
             for u, m, b in zip(uuids, macs, bmcs)}
 
 

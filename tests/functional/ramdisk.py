@@ -1,6 +1,7 @@
 """Simulated ramdisks: when Ironic shows a node powered on, post its
 IPA-format inventory to ``/v1/continue``, retrying like IPA on 409/5xx."""
 
+import base64
 import itertools
 import random
 import threading
@@ -16,21 +17,45 @@ IPA13 = {'attempts': 5, 'pause': (5.0, 12.0)}
 #: waits for its answer, in seconds.
 IPA_TIMEOUT = 30
 RETRIED = (409, 500, 502, 503, 504, None)
+#: What a real ironic-python-agent 13 posts beyond the simulated payload
+#: (one run here posted 20.1 KB: its base64 logs 17.5 KB, CPU flags 1.2
+#: KB; benchmarks/results/2026-11-26-cluster-concurrency.md): the flags
+#: of an x86 guest, and logs as gzip output encodes (random bytes).
+REAL_CPU_FLAGS = tuple("""
+fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36
+clflush mmx fxsr sse sse2 ht syscall nx mmxext fxsr_opt pdpe1gb rdtscp lm
+constant_tsc rep_good nopl nonstop_tsc cpuid extd_apicid tsc_known_freq pni
+pclmulqdq ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt
+tsc_deadline_timer aes xsave avx f16c rdrand hypervisor lahf_lm cmp_legacy
+cr8_legacy abm sse4a misalignsse 3dnowprefetch osvw topoext perfctr_core
+invpcid_single ssbd ibrs ibpb stibp vmmcall fsgsbase tsc_adjust bmi1 avx2
+smep bmi2 erms invpcid rdseed adx smap avx512f avx512dq avx512ifma
+clflushopt clwb avx512cd sha_ni avx512bw avx512vl xsaveopt xsavec xgetbv1
+xsaves avx512_bf16 clzero xsaveerptr rdpru wbnoinvd arat npt nrip_save
+avx512vbmi umip pku ospke avx512_vbmi2 gfni vaes vpclmulqdq avx512_vnni
+avx512_bitalg avx512_vpopcntdq la57 rdpid fsrm flush_l1d arch_capabilities
+""".split())
+REAL_LOGS = base64.b64encode(random.Random(0).randbytes(13125)).decode()
 
 
 def ipa_payload(macs, bmc_address=None, cpus=4, memory_mb=8192,
-                disk_gb=100, error=None):
+                disk_gb=100, error=None, real_size=False):
+    """An IPA-format post; ``real_size``: as large as a real agent's
+    (with :data:`REAL_CPU_FLAGS` and :data:`REAL_LOGS`), about 20 KB."""
     interfaces = [{'name': 'eth%d' % i, 'mac_address': mac,
                    'ipv4_address': '192.0.2.%d' % (100 + i) if i == 0
                    else None, 'has_carrier': True}
                   for i, mac in enumerate(macs)]
     disk = {'name': '/dev/sda', 'model': 'QEMU', 'size': disk_gb * GiB,
             'rotational': False, 'serial': None}
+    cpu = {'count': cpus, 'architecture': 'x86_64', 'model_name': 'QEMU',
+           'frequency': ''}
+    if real_size:
+        cpu['flags'] = list(REAL_CPU_FLAGS)
     return {
         'inventory': {
             'interfaces': interfaces,
-            'cpu': {'count': cpus, 'architecture': 'x86_64',
-                    'model_name': 'QEMU', 'frequency': ''},
+            'cpu': cpu,
             'memory': {'total': memory_mb * 1024 * 1024,
                        'physical_mb': memory_mb},
             'disks': [disk], 'bmc_address': bmc_address or '',
@@ -41,7 +66,8 @@ def ipa_payload(macs, bmc_address=None, cpus=4, memory_mb=8192,
         'root_disk': disk,
         'boot_interface': '01-' + macs[0].replace(':', '-'),
         'configuration': {'collectors': ['default', 'logs']},
-        'error': error, 'logs': 'bG9ncw==' * 64}
+        'error': error,
+        'logs': REAL_LOGS if real_size else 'bG9ncw==' * 64}
 
 
 class Ramdisks:
