@@ -45,7 +45,7 @@ def create_nodes(ironic, count, real_size=True):
     payload as large as a real agent's (about 20 KB) unless not
     ``real_size`` (1.4 KB)."""
     began = time.monotonic()
-    nodes = batch.create_nodes(ironic, count, real_size)
+    nodes = batch.create_nodes(ironic, count, real_size=real_size)
     log('created %d nodes in Ironic in %.0f s (not measured)' % (
         count, time.monotonic() - began))
     return nodes
@@ -334,9 +334,10 @@ def cluster_deployment(the_cluster, phase):
 
 
 def run_split(ironic, workdir, args):
-    nodes = create_nodes(ironic, args.nodes, not args.small_posts)
+    nodes = create_nodes(ironic, args.nodes,
+                         real_size=not args.small_posts)
     burst_nodes = create_nodes(ironic, args.concurrency,
-                               not args.small_posts)
+                               real_size=not args.small_posts)
     worker = dict(CLUSTER_CONF['worker'])
     if args.worker_pool_size:
         worker['pool_size'] = args.worker_pool_size
@@ -360,9 +361,10 @@ def run_split(ironic, workdir, args):
 
 
 def run_embedded(ironic, workdir, args):
-    nodes = create_nodes(ironic, args.nodes, not args.small_posts)
+    nodes = create_nodes(ironic, args.nodes,
+                         real_size=not args.small_posts)
     burst_nodes = create_nodes(ironic, args.concurrency,
-                               not args.small_posts)
+                               real_size=not args.small_posts)
     with embedded(ironic, workdir) as (proc, url):
         deployment = {'api_urls': [url],
                       'roles': {'inspector-ha (all-in-one)': [proc.pid]},
@@ -380,7 +382,8 @@ def run_embedded(ironic, workdir, args):
 
 def run_upstream(ironic, workdir, args):
     """The baseline: the same batch on ironic-inspector 12.5."""
-    nodes = create_nodes(ironic, args.nodes, not args.small_posts)
+    nodes = create_nodes(ironic, args.nodes,
+                         real_size=not args.small_posts)
     with upstream_inspector(ironic, workdir) as inspector:
         pid = inspector.proc.pid
         deployment = {'api_urls': [inspector.url],

@@ -149,9 +149,9 @@ def _headers(fp: BinaryIO) -> Headers:
     them. A field's value loses the blanks before it and the line end
     after it; a line that starts with a blank continues the field before
     (obsolete folding, kept as sent); a lone CR ends a line as LF and
-    CRLF do; a line with no name before its
-    colon, or a ``From `` line, is left out; the first line that is none
-    of these ends the fields (the rest would be a body)."""
+    CRLF do; a line with no name before its colon, or a ``From `` line,
+    is left out; the first line that is none of these ends the fields
+    (the rest would be a body)."""
     fields: list[tuple[str, str]] = []
     folds_onto_last = False
     for line in _email_lines(_header_lines(fp)):
