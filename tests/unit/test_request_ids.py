@@ -48,9 +48,9 @@ def test_every_answer_has_a_request_id_header(client):
         assert resp.headers['X-OpenStack-Request-ID'].startswith('req-')
 
 
-def _ids_and_headers(middleware, given, own_header):
-    """What ``middleware`` leaves in the environ and the answer's
-    headers for a request with ``given`` headers."""
+def _ids_and_headers(middleware, given, own_header, method):
+    """What ``middleware`` leaves in the environ, and the answer's body
+    and headers, for a ``method`` request with ``given`` headers."""
     seen = {}
 
     def app(environ, start_response):
@@ -62,7 +62,7 @@ def _ids_and_headers(middleware, given, own_header):
         return [b'ok']
 
     answered = []
-    environ = {'REQUEST_METHOD': 'GET', 'PATH_INFO': '/', 'SERVER_NAME':
+    environ = {'REQUEST_METHOD': method, 'PATH_INFO': '/', 'SERVER_NAME':
                'x', 'SERVER_PORT': '80', 'wsgi.url_scheme': 'http'}
     environ.update(('HTTP_' + k.upper().replace('-', '_'), v)
                    for k, v in given.items())
@@ -74,17 +74,35 @@ def _ids_and_headers(middleware, given, own_header):
     return body, request_id[:4], seen, sorted(headers)
 
 
-@pytest.mark.parametrize('given,own_header', [
-    ({}, False), ({'X-OpenStack-Request-ID': GLOBAL}, False),
-    ({'X-OpenStack-Request-ID': GLOBAL.upper()}, False),
-    ({'X-OpenStack-Request-ID': GLOBAL + 'a'}, False),
-    ({'X-OpenStack-Request-ID': 'req-1'}, False), ({}, True)],
+@pytest.mark.parametrize('given,own_header,method', [
+    ({}, False, 'GET'), ({'X-OpenStack-Request-ID': GLOBAL}, False, 'GET'),
+    ({'X-OpenStack-Request-ID': GLOBAL.upper()}, False, 'GET'),
+    ({'X-OpenStack-Request-ID': GLOBAL + 'a'}, False, 'GET'),
+    ({'X-OpenStack-Request-ID': 'req-1'}, False, 'GET'),
+    ({}, True, 'GET'), ({}, False, 'HEAD')],
     ids=['none given', 'a global id', 'in upper case', 'too long',
-         'not a uuid', 'the answer has its own'])
-def test_request_ids_are_given_as_oslo_middleware_gives_them(given,
-                                                             own_header):
-    assert _ids_and_headers(request_ids.RequestIds, given, own_header) == \
-        _ids_and_headers(oslo_request_id.RequestId, given, own_header)
+         'not a uuid', 'the answer has its own', 'a HEAD request'])
+def test_request_ids_are_given_as_oslo_middleware_gives_them(
+        given, own_header, method):
+    args = given, own_header, method
+    assert _ids_and_headers(request_ids.RequestIds, *args) == \
+        _ids_and_headers(oslo_request_id.RequestId, *args)
+
+
+def test_a_head_answer_s_body_is_closed_and_not_sent():
+    closed = []
+
+    class Body(list):
+        def close(self):
+            closed.append(True)
+
+    def app(environ, start_response):
+        start_response('405 Method Not Allowed', [])
+        return Body([b'not allowed'])
+
+    environ = {'REQUEST_METHOD': 'HEAD', 'PATH_INFO': '/metrics'}
+    assert list(request_ids.RequestIds(app)(environ, lambda *a: None)) == []
+    assert closed == [True]
 
 
 def test_the_queued_request_keeps_the_api_and_global_request_ids(
