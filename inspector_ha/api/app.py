@@ -68,11 +68,21 @@ def _bind_context():
     logctx.from_environ(flask.request.environ)
 
 
+#: The methods a request is counted under by name; any other (the
+#: server takes any upper-case token) is counted as ``other``, so that no
+#: client can add series at will.
+COUNTED_METHODS = frozenset(
+    ('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'))
+
+
 def _count(response):
-    """Count the answer by route (the URL rule, not the URL)."""
+    """Count the answer by route (the URL rule, not the URL) and
+    method."""
     rule = flask.request.url_rule
     route = rule.rule if rule is not None else 'unrouted'
     method = flask.request.method
+    if method not in COUNTED_METHODS:
+        method = 'other'
     _labelled(metrics.API_REQUESTS, route, method,
               response.status_code).inc()
     began = flask.g.get('began')
@@ -84,7 +94,8 @@ def _count(response):
 
 #: Each metric's series by label values, as ``labels()`` gives them (it
 #: checks and converts the values under a lock on every call); no more
-#: than the metric keeps itself (the URL rule, not the URL, is a label).
+#: than the metric keeps itself: routes, counted methods and status codes
+#: are bounded sets.
 _SERIES: dict = {}
 
 

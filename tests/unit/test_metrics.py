@@ -36,6 +36,18 @@ def test_the_api_serves_its_metrics_with_prometheus_names(service,
     assert 'inspector_ha_api_request_seconds_count' in names
 
 
+def test_unknown_methods_are_counted_as_one_series(service):
+    client = app_mod.create_app(service).test_client()
+    for method in ('M1', 'M2', 'BREW'):
+        assert client.open('/v1/nothing', method=method).status_code == 404
+    samples = _samples(client.get('/metrics'))
+    methods = {dict(labels)['method'] for name, labels in samples
+               if name == 'inspector_ha_api_requests_total'}
+    assert 'other' in methods
+    assert not methods & {'M1', 'M2', 'BREW'}
+    assert methods <= app_mod.COUNTED_METHODS | {'other'}
+
+
 def test_metrics_need_no_credential_with_authentication_on(service,
                                                            service_conf):
     service_conf.set_override('auth_strategy', 'http_basic')
