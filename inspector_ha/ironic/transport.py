@@ -68,6 +68,7 @@ class Transport:
                 'X-OpenStack-Ironic-API-Version': microversion})
         self._idle: queue.LifoQueue[http.client.HTTPConnection] = (
             queue.LifoQueue())
+        self._closed = False
 
     def call(self, method: str, path: str, params: dict[str, str] | None,
              body: Any = None) -> Any:
@@ -86,7 +87,9 @@ class Transport:
         return json.loads(data) if data else None
 
     def close(self) -> None:
-        """Closes the connections kept for the next calls."""
+        """Closes the connections kept for the next calls; one in use
+        now is closed when its call ends, and so is every later call's."""
+        self._closed = True
         while True:
             try:
                 self._idle.get_nowait().close()
@@ -127,10 +130,12 @@ class Transport:
             connection = _Connection(*self._address, timeout=self._timeout)
             answer = self._exchange(connection, method, path, payload,
                                     headers, fresh=True)
-        if self._idle.qsize() < KEPT_IDLE:
-            self._idle.put(connection)
-        else:
+        if self._closed or self._idle.qsize() >= KEPT_IDLE:
             connection.close()
+            return answer
+        self._idle.put(connection)
+        if self._closed:  # close() ran meanwhile and may have missed it
+            self.close()
         return answer
 
     def _exchange(self, connection: http.client.HTTPConnection,

@@ -4,6 +4,8 @@ Ironic's ``next`` links as paths of the baremetal endpoint. (The calls
 themselves run against a real Ironic in the functional tests; a token
 Ironic refuses, against a server that plays Keystone's revocation.)"""
 
+import threading
+
 from keystoneauth1 import adapter as ks_adapter
 from keystoneauth1 import plugin
 from keystoneauth1 import session as ks_session
@@ -96,6 +98,33 @@ def test_a_token_refused_with_401_is_renewed_and_the_call_made_again():
         finally:
             calls.close()
         assert _AcceptingOnly.seen == ['old', 'new']
+
+
+class _ClosedMidCall(httpfakes.JsonHandler):
+    """Ironic during whose answer the caller's transport is closed; it
+    notes when the caller closes the connection."""
+
+    protocol_version = 'HTTP/1.1'
+    transport = None
+    hung_up = threading.Event()
+
+    def do_GET(self):
+        self.transport.close()
+        self.reply(200, {'uuid': 'n'})
+
+    def finish(self):
+        super().finish()
+        self.hung_up.set()
+
+
+def test_a_connection_in_use_when_the_transport_closes_is_closed_after():
+    with httpfakes.serving(_ClosedMidCall) as url:
+        baremetal = ks_adapter.Adapter(
+            ks_session.Session(), endpoint_override=url + '/v1')
+        _ClosedMidCall.transport = transport.Transport(baremetal)
+        assert _ClosedMidCall.transport.call('GET', '/nodes/n', None) == {
+            'uuid': 'n'}
+        assert _ClosedMidCall.hung_up.wait(10)
 
 
 def test_query_parameters_are_encoded_as_requests_encodes_them():
