@@ -68,6 +68,11 @@ FORMS = [
      b'close\r\nContent-Length: 2\r\n\r\n{}', 'GET'),
     ('a lone CR in a folded field', b'HTTP/1.1 200 OK\r\nContent-Length: '
      b'2\r\nX: a\r\n b\rTransfer-Encoding: chunked\r\n\r\n{}', 'GET'),
+    ('a lone CR in the status line', b'HTTP/1.1 200 OK\rX-A: 1\r\n'
+     b'Content-Length: 2\r\n\r\n{}', 'GET'),
+    ('a lone CR at the end', b'HTTP/1.1 200 OK\r\nX-A: 1\r', 'GET'),
+    ('a lone CR before the body', b'HTTP/1.1 200 OK\r\nContent-Length: 2'
+     b'\r\n\r{}', 'GET'),
     ('99 header lines', b'HTTP/1.1 200 OK\r\n' + b''.join(
         b'X-%d: 1\r\n' % i for i in range(98)) + b'Content-Length: 2\r\n'
      b'\r\n{}', 'GET'),
