@@ -1,13 +1,13 @@
 """Request ids in every log line about a request, across processes.
 
-The API's request id (oslo.middleware's ``X-OpenStack-Request-ID``) and
-the global request id a client or Ironic sent are the thread's current
-oslo.context while the API handles the call, so oslo.log prints them on
-each line. :func:`stamp` keeps them in the JSON payload of the request
-row the call queues (the queued message is unchanged); the worker that
-handles that row makes them its thread's context again with
-:func:`bind`, so ``grep req-...`` finds an introspection's lines in every
-process. A request queued without an API call (by a periodic task) is
+The API's request id (:mod:`inspector_ha.api.request_ids`, answered as
+``X-OpenStack-Request-ID``) and the global request id a client or Ironic
+sent are the thread's current oslo.context while the API handles the
+call, so oslo.log prints them on each line. :func:`stamp` keeps them in
+the JSON payload of the request row the call queues (the queued message
+is unchanged); the worker that handles that row makes them its thread's
+context again with :func:`bind`, so ``grep req-...`` finds an
+introspection's lines in every process. A request queued without an API call (by a periodic task) is
 logged under ``req-<its row id>``.
 """
 
