@@ -8,8 +8,6 @@ import subprocess
 import sys
 import time
 
-import sqlalchemy
-
 from inspector_ha.conf import worker as worker_conf
 
 import ironic_log
@@ -40,15 +38,35 @@ def log(message):
           file=sys.stderr, flush=True)
 
 
-def create_nodes(ironic, count, real_size=True):
+def add_post_size_option(parser):
+    """``--small-posts``, read as ``not real_size(args)``."""
+    parser.add_argument('--small-posts', action='store_true',
+                        help="the simulated ramdisks post 1.4 KB (the "
+                             "results before 2026-11-28 19:30 UTC) instead "
+                             "of a real agent's 20 KB (17.5 KB of logs, 1.2 "
+                             'KB of CPU flags)')
+
+
+def real_size(args):
+    return not args.small_posts
+
+
+def create_nodes(ironic, count, *, real_size):
     """``{uuid: ramdisk payload}`` of ``count`` new Ironic nodes, each
-    payload as large as a real agent's (about 20 KB) unless not
-    ``real_size`` (1.4 KB)."""
+    payload as large as a real agent's (about 20 KB) if ``real_size``,
+    else 1.4 KB."""
     began = time.monotonic()
     nodes = batch.create_nodes(ironic, count, real_size=real_size)
     log('created %d nodes in Ironic in %.0f s (not measured)' % (
         count, time.monotonic() - began))
     return nodes
+
+
+def batch_and_burst_nodes(ironic, args):
+    """The batch's nodes and the burst's (``args.concurrency`` more)."""
+    return (create_nodes(ironic, args.nodes, real_size=real_size(args)),
+            create_nodes(ironic, args.concurrency,
+                         real_size=real_size(args)))
 
 
 @contextlib.contextmanager
@@ -199,42 +217,6 @@ def _memory(named_pids, ironic):
     return memory
 
 
-#: PostgreSQL's activity counters of one database (pg_stat_database).
-DATABASE_COUNTERS = ('xact_commit', 'xact_rollback', 'tup_returned',
-                     'tup_fetched', 'tup_inserted', 'tup_updated',
-                     'tup_deleted')
-#: A PostgreSQL 15 backend that goes idle reports its counters within
-#: 10 s (PGSTAT_IDLE_INTERVAL); read them after that.
-COUNTERS_FLUSHED_S = 11
-
-
-def database_counters(url):
-    """``{counter: value}`` of PostgreSQL database ``url`` (None when
-    ``url`` is not PostgreSQL)."""
-    if not url or not url.startswith('postgresql'):
-        return None
-    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.NullPool)
-    try:
-        with engine.connect() as conn:
-            row = conn.execute(sqlalchemy.text(
-                'SELECT %s FROM pg_stat_database WHERE datname = '
-                'current_database()' % ', '.join(DATABASE_COUNTERS))).one()
-    finally:
-        engine.dispose()
-    return dict(zip(DATABASE_COUNTERS, row))
-
-
-def _database_per_node(url, before, count):
-    """The database's work per introspection over the batch (status
-    reads included), or None."""
-    if before is None:
-        return None
-    time.sleep(COUNTERS_FLUSHED_S)
-    after = database_counters(url)
-    return {k: round((after[k] - before[k]) / count, 1)
-            for k in DATABASE_COUNTERS}
-
-
 def run(deployment, ironic, nodes, args):
     """Start every node of ``nodes`` and play its ramdisk; measure.
 
@@ -261,7 +243,7 @@ def run(deployment, ironic, nodes, args):
         _ironic_sampled(ironic),
         args.profile_dir / deployment['phase']) if args.profile_dir \
         else None
-    database_before = database_counters(deployment.get('database'))
+    database_before = measure.database_counters(deployment.get('database'))
     meter.start()
     if sampler:
         sampler.start()
@@ -278,7 +260,7 @@ def run(deployment, ironic, nodes, args):
     window.stop()
     memory = _memory(deployment['named_pids'], ironic)
     disks.stop()
-    database = _database_per_node(deployment.get('database'),
+    database = measure.database_per_node(deployment.get('database'),
                                   database_before, count)
     status_read_ms = sampling.status_read_cost(
         deployment['api_urls'][0], accepted, deployment['api_pids'])
@@ -334,10 +316,7 @@ def cluster_deployment(the_cluster, phase):
 
 
 def run_split(ironic, workdir, args):
-    nodes = create_nodes(ironic, args.nodes,
-                         real_size=not args.small_posts)
-    burst_nodes = create_nodes(ironic, args.concurrency,
-                               real_size=not args.small_posts)
+    nodes, burst_nodes = batch_and_burst_nodes(ironic, args)
     worker = dict(CLUSTER_CONF['worker'])
     if args.worker_pool_size:
         worker['pool_size'] = args.worker_pool_size
@@ -361,10 +340,7 @@ def run_split(ironic, workdir, args):
 
 
 def run_embedded(ironic, workdir, args):
-    nodes = create_nodes(ironic, args.nodes,
-                         real_size=not args.small_posts)
-    burst_nodes = create_nodes(ironic, args.concurrency,
-                               real_size=not args.small_posts)
+    nodes, burst_nodes = batch_and_burst_nodes(ironic, args)
     with embedded(ironic, workdir) as (proc, url):
         deployment = {'api_urls': [url],
                       'roles': {'inspector-ha (all-in-one)': [proc.pid]},
@@ -382,8 +358,7 @@ def run_embedded(ironic, workdir, args):
 
 def run_upstream(ironic, workdir, args):
     """The baseline: the same batch on ironic-inspector 12.5."""
-    nodes = create_nodes(ironic, args.nodes,
-                         real_size=not args.small_posts)
+    nodes = create_nodes(ironic, args.nodes, real_size=real_size(args))
     with upstream_inspector(ironic, workdir) as inspector:
         pid = inspector.proc.pid
         deployment = {'api_urls': [inspector.url],

@@ -40,9 +40,11 @@ def _follow(database, held, killed, timeout):
     return redelivered, done
 
 
-def _worker_trial(the_cluster, ironic, victim, nodes_per_trial):
+def _worker_trial(the_cluster, ironic, victim, nodes_per_trial,
+                  real_size):
     database = the_cluster.database
-    nodes = batches.create_nodes(ironic, nodes_per_trial)
+    nodes = batches.create_nodes(ironic, nodes_per_trial,
+                                 real_size=real_size)
     starter = threading.Thread(target=load.start_all, args=(
         the_cluster.api_urls, list(nodes), nodes_per_trial), daemon=True)
     starter.start()
@@ -70,7 +72,7 @@ def _round(value):
     return None if value is None else round(value, 2)
 
 
-def worker_kill(ironic, workdir, trials, nodes_per_trial=40):
+def worker_kill(ironic, workdir, trials, real_size, nodes_per_trial=40):
     results = []
     with batches.split_cluster(ironic, workdir, apis=1,
                                workers=3) as the_cluster:
@@ -79,7 +81,7 @@ def worker_kill(ironic, workdir, trials, nodes_per_trial=40):
             victim = alive[trial % len(alive)]
             try:
                 result = _worker_trial(the_cluster, ironic, victim,
-                                       nodes_per_trial)
+                                       nodes_per_trial, real_size)
             except TimeoutError as exc:
                 result = {'victim': victim.name, 'error': str(exc)}
             batches.log('worker kill trial %d: %s' % (trial + 1, result))

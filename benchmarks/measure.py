@@ -16,6 +16,7 @@ import threading
 import time
 
 import requests
+import sqlalchemy
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
 OWN_TOTAL = 'the service (all its processes)'
@@ -249,3 +250,41 @@ class Outcomes:
                     refused=failures.get('refused', 0),
                     http_4xx=count('4'), http_5xx=count('5'),
                     max_in_flight=self.max_in_flight)
+
+
+# --- the database ------------------------------------------------------------
+
+#: PostgreSQL's activity counters of one database (pg_stat_database).
+DATABASE_COUNTERS = ('xact_commit', 'xact_rollback', 'tup_returned',
+                     'tup_fetched', 'tup_inserted', 'tup_updated',
+                     'tup_deleted')
+#: A PostgreSQL 15 backend that goes idle reports its counters within
+#: 10 s (PGSTAT_IDLE_INTERVAL); read them after that.
+COUNTERS_FLUSHED_S = 11
+
+
+def database_counters(url):
+    """``{counter: value}`` of PostgreSQL database ``url`` (None when
+    ``url`` is not PostgreSQL)."""
+    if not url or not url.startswith('postgresql'):
+        return None
+    engine = sqlalchemy.create_engine(url, poolclass=sqlalchemy.NullPool)
+    try:
+        with engine.connect() as conn:
+            row = conn.execute(sqlalchemy.text(
+                'SELECT %s FROM pg_stat_database WHERE datname = '
+                'current_database()' % ', '.join(DATABASE_COUNTERS))).one()
+    finally:
+        engine.dispose()
+    return dict(zip(DATABASE_COUNTERS, row))
+
+
+def database_per_node(url, before, count):
+    """The database's work per introspection over the batch (status
+    reads included), or None."""
+    if before is None:
+        return None
+    time.sleep(COUNTERS_FLUSHED_S)
+    after = database_counters(url)
+    return {k: round((after[k] - before[k]) / count, 1)
+            for k in DATABASE_COUNTERS}

@@ -81,11 +81,7 @@ def parse(argv):
     parser.add_argument('--ironic-pool-size', type=int, default=300,
                         help="the split Ironic's [conductor] "
                              'workers_pool_size (300)')
-    parser.add_argument('--small-posts', action='store_true',
-                        help="the simulated ramdisks post 1.4 KB (the "
-                             "results before 2026-11-28 19:30 UTC) instead "
-                             "of a real agent's 20 KB (17.5 KB of logs, 1.2 "
-                             'KB of CPU flags)')
+    batches.add_post_size_option(parser)
     parser.add_argument('--no-profile', action='store_true',
                         help='do not sample the processes with py-spy '
                              '(they are sampled at %d Hz when py-spy may '
@@ -194,7 +190,7 @@ def phase(name, func, tmp, args):
 
 def _failover(ironic, workdir, args):
     workers = failover.worker_kill(ironic, workdir / 'worker-kill',
-                                   args.trials)
+                                   args.trials, batches.real_size(args))
     leaders = failover.leader_kill(ironic, workdir / 'leader-kill',
                                    args.trials)
     return failover.summary(workers, leaders)

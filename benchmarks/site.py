@@ -62,6 +62,7 @@ def parse(argv):
     parser.add_argument('--ports-added', type=int, default=5,
                         help='new ports timed until black-listed on '
                              'every host (5)')
+    batches.add_post_size_option(parser)
     parser.add_argument('--cache', type=pathlib.Path,
                         default=site_ironic.CACHE,
                         help='where the site database is kept between '
@@ -125,7 +126,8 @@ def freshness(setup, count):
 
 
 def batch_during(ironic, setup, args):
-    nodes = batches.create_nodes(ironic, args.batch)
+    nodes = batches.create_nodes(ironic, args.batch,
+                                 real_size=batches.real_size(args))
     setup.nodes.extend(nodes)
     return batches.run(batches.cluster_deployment(setup.cluster, 'site'),
                        ironic, nodes, args)
