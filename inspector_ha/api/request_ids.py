@@ -44,8 +44,11 @@ class RequestIds:
         request_id = context.generate_request_id()
         environ[oslo_ids.ENV_REQUEST_ID] = request_id
 
+        started = []
+
         def answer(status: str, headers: list[tuple[str, str]],
                    exc_info: Any = None) -> Any:
+            started.append(status)
             header = oslo_ids.HTTP_RESP_HEADER_REQUEST_ID
             if not any(name.lower() == header for name, _value in headers):
                 headers.append((header, request_id))
@@ -54,7 +57,20 @@ class RequestIds:
         body = self._app(environ, answer)
         if environ.get('REQUEST_METHOD') != 'HEAD':
             return body
+        return _emptied(body, started)
+
+
+def _emptied(body: Iterable[bytes], started: list[str]) -> list[bytes]:
+    """A HEAD answer's body: none. ``body`` is run only as far as it
+    takes to start the answer (an app may start it when first iterated,
+    as webob lets it), then closed."""
+    try:
+        if not started:
+            for _chunk in body:
+                if started:
+                    break
+    finally:
         close = getattr(body, 'close', None)
         if close is not None:
             close()
-        return []
+    return []

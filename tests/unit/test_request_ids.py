@@ -89,6 +89,28 @@ def test_request_ids_are_given_as_oslo_middleware_gives_them(
         _ids_and_headers(oslo_request_id.RequestId, *args)
 
 
+def _lazy_head(middleware):
+    """The status, headers and body ``middleware`` answers a HEAD
+    request with, to an app that starts its answer when iterated."""
+    def app(environ, start_response):
+        start_response('200 OK', [('Content-Length', '5')])
+        yield b'hello'
+
+    answered = []
+    environ = {'REQUEST_METHOD': 'HEAD', 'PATH_INFO': '/', 'SERVER_NAME':
+               'x', 'SERVER_PORT': '80', 'wsgi.url_scheme': 'http'}
+    body = b''.join(middleware(app)(environ, lambda s, h, e=None:
+                                    answered.append((s, h))))
+    [(status, headers)] = answered
+    return status, sorted(k.lower() for k, _v in headers), body
+
+
+def test_a_head_request_to_an_app_that_answers_lazily_is_answered():
+    assert _lazy_head(request_ids.RequestIds) == \
+        _lazy_head(oslo_request_id.RequestId) == (
+            '200 OK', ['content-length', 'x-openstack-request-id'], b'')
+
+
 def test_a_head_answer_s_body_is_closed_and_not_sent():
     closed = []
 
