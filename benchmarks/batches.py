@@ -261,7 +261,7 @@ def run(deployment, ironic, nodes, args):
     memory = _memory(deployment['named_pids'], ironic)
     disks.stop()
     database = measure.database_per_node(deployment.get('database'),
-                                  database_before, count)
+                                         database_before, count)
     status_read_ms = sampling.status_read_cost(
         deployment['api_urls'][0], accepted, deployment['api_pids'])
     outcome = load.outcome_of(waited['states'], accepted)

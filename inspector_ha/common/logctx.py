@@ -7,8 +7,8 @@ call, so oslo.log prints them on each line. :func:`stamp` keeps them in
 the JSON payload of the request row the call queues (the queued message
 is unchanged); the worker that handles that row makes them its thread's
 context again with :func:`bind`, so ``grep req-...`` finds an
-introspection's lines in every process. A request queued without an API call (by a periodic task) is
-logged under ``req-<its row id>``.
+introspection's lines in every process. A request queued without an API
+call (by a periodic task) is logged under ``req-<its row id>``.
 """
 
 import json
