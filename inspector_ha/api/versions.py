@@ -6,12 +6,10 @@ import flask
 from werkzeug.sansio import utils as werkzeug_utils
 
 from inspector_ha.api import errors
+from inspector_ha.api.version_headers import HEADER, MAX_HEADER, MIN_HEADER
 
 MINIMUM = (1, 0)
 CURRENT = (1, 18)
-HEADER = 'X-OpenStack-Ironic-Inspector-API-Version'
-MIN_HEADER = 'X-OpenStack-Ironic-Inspector-API-Minimum-Version'
-MAX_HEADER = 'X-OpenStack-Ironic-Inspector-API-Maximum-Version'
 RESOURCES = ('continue', 'introspection', 'rules')
 
 

@@ -3,10 +3,11 @@
 
 from oslo_middleware import cors
 
-from inspector_ha.api import versions
+from inspector_ha.api import version_headers
 
 GROUP = 'cors'
-VERSION_HEADERS = [versions.HEADER, versions.MIN_HEADER, versions.MAX_HEADER]
+VERSION_HEADERS = [version_headers.HEADER, version_headers.MIN_HEADER,
+                   version_headers.MAX_HEADER]
 
 cors.set_defaults(
     allow_headers=['X-Auth-Token'] + VERSION_HEADERS,
