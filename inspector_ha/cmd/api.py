@@ -30,7 +30,7 @@ def serve(conf, all_in_one=False):
     listener = common.listen(conf, router)
     if all_in_one:
         # NOTE: imported only here: alembic brings mako (and pygments,
-        # where installed), about 7 MB of RSS an API process never uses.
+        # where installed), about 8 MB of RSS an API process never uses.
         from inspector_ha.db import migration
         migration.upgrade(conf.database.connection)
     service = service_mod.Service(conf)
