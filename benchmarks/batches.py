@@ -39,7 +39,7 @@ def log(message):
 
 
 def add_post_size_option(parser):
-    """``--small-posts``, read as ``not real_size(args)``."""
+    """``--small-posts`` (:func:`real_size` reads it)."""
     parser.add_argument('--small-posts', action='store_true',
                         help="the simulated ramdisks post 1.4 KB (the "
                              "results before 2026-11-28 19:30 UTC) instead "
@@ -64,9 +64,9 @@ def create_nodes(ironic, count, *, real_size):
 
 def batch_and_burst_nodes(ironic, args):
     """The batch's nodes and the burst's (``args.concurrency`` more)."""
-    return (create_nodes(ironic, args.nodes, real_size=real_size(args)),
-            create_nodes(ironic, args.concurrency,
-                         real_size=real_size(args)))
+    size = real_size(args)
+    return (create_nodes(ironic, args.nodes, real_size=size),
+            create_nodes(ironic, args.concurrency, real_size=size))
 
 
 @contextlib.contextmanager

@@ -48,6 +48,16 @@ def test_every_answer_has_a_request_id_header(client):
         assert resp.headers['X-OpenStack-Request-ID'].startswith('req-')
 
 
+def _environ(method, given=None):
+    """A WSGI environ of a ``method`` request for ``/`` with ``given``
+    headers."""
+    environ = {'REQUEST_METHOD': method, 'PATH_INFO': '/', 'SERVER_NAME':
+               'x', 'SERVER_PORT': '80', 'wsgi.url_scheme': 'http'}
+    environ.update(('HTTP_' + k.upper().replace('-', '_'), v)
+                   for k, v in (given or {}).items())
+    return environ
+
+
 def _ids_and_headers(middleware, given, own_header, method):
     """What ``middleware`` leaves in the environ, and the answer's body
     and headers, for a ``method`` request with ``given`` headers."""
@@ -62,12 +72,8 @@ def _ids_and_headers(middleware, given, own_header, method):
         return [b'ok']
 
     answered = []
-    environ = {'REQUEST_METHOD': method, 'PATH_INFO': '/', 'SERVER_NAME':
-               'x', 'SERVER_PORT': '80', 'wsgi.url_scheme': 'http'}
-    environ.update(('HTTP_' + k.upper().replace('-', '_'), v)
-                   for k, v in given.items())
-    body = b''.join(middleware(app)(environ, lambda s, h, e=None:
-                                    answered.extend(h)))
+    body = b''.join(middleware(app)(_environ(method, given),
+                                    lambda s, h, e=None: answered.extend(h)))
     request_id = seen.pop('openstack.request_id')
     headers = [(k.lower(), 'req' if v == request_id else v)
                for k, v in answered if k.lower() != 'content-length']
@@ -97,9 +103,7 @@ def _lazy_head(middleware):
         yield b'hello'
 
     answered = []
-    environ = {'REQUEST_METHOD': 'HEAD', 'PATH_INFO': '/', 'SERVER_NAME':
-               'x', 'SERVER_PORT': '80', 'wsgi.url_scheme': 'http'}
-    body = b''.join(middleware(app)(environ, lambda s, h, e=None:
+    body = b''.join(middleware(app)(_environ('HEAD'), lambda s, h, e=None:
                                     answered.append((s, h))))
     [(status, headers)] = answered
     return status, sorted(k.lower() for k, _v in headers), body
@@ -122,8 +126,8 @@ def test_a_head_answer_s_body_is_closed_and_not_sent():
         start_response('405 Method Not Allowed', [])
         return Body([b'not allowed'])
 
-    environ = {'REQUEST_METHOD': 'HEAD', 'PATH_INFO': '/metrics'}
-    assert list(request_ids.RequestIds(app)(environ, lambda *a: None)) == []
+    assert list(request_ids.RequestIds(app)(_environ('HEAD'),
+                                            lambda *a: None)) == []
     assert closed == [True]
 
 
