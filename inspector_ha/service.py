@@ -36,6 +36,7 @@ from inspector_ha.firewall import watcher
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.ironic import pacing
 from inspector_ha.messaging import cluster_share
+from inspector_ha.messaging import probe
 from inspector_ha.messaging import queue
 from inspector_ha.processing import pipeline
 
@@ -155,10 +156,10 @@ class Service:
     def watch(self, hard_exit=os._exit):
         """The backend watch of an (idle) worker process."""
         conf = self.conf
-        probe = queue.broker_probe(conf, conf.queue.probe_timeout)
-        broker = None if probe is None else (probe, retry.RetryPolicy(
+        check = probe.broker_probe(conf, conf.queue.probe_timeout)
+        broker = None if check is None else (check, retry.RetryPolicy(
             'queue', conf.queue.retry_count, conf.queue.retry_timeout,
-            self.stop, (queue.BrokerUnreachable,)))
+            self.stop, (probe.BrokerUnreachable,)))
         return watch_mod.Watch(self.store, broker, self.lifecycle,
                                conf.worker, hard_exit, self._delivered_at)
 

@@ -18,7 +18,7 @@ import time
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
 
-from inspector_ha.messaging import queue
+from inspector_ha.messaging import probe
 
 PATH = '/healthcheck'
 PLUGIN = 'inspector_ha_backends'
@@ -42,7 +42,7 @@ class Probes:
         """The database and the broker of ``conf``; plus coordination
         when a ``coordinator`` is given."""
         checks = [('database', store.ping)]
-        broker = queue.broker_probe(conf, conf.queue.probe_timeout)
+        broker = probe.broker_probe(conf, conf.queue.probe_timeout)
         if broker is not None:
             checks.append(('broker', broker))
         if coordinator is not None:

@@ -10,7 +10,7 @@ import pytest
 from inspector_ha.common import retry
 from inspector_ha.db import api as db_api
 from inspector_ha.engine import watch as watch_mod
-from inspector_ha.messaging import queue
+from inspector_ha.messaging import probe as probe_mod
 
 import backends
 
@@ -40,15 +40,15 @@ def _watch_until_stopped(service, timeout=10):
 
 
 def test_an_in_process_transport_has_no_broker_to_probe(service_conf):
-    assert queue.broker_probe(service_conf, 1.0) is None
+    assert probe_mod.broker_probe(service_conf, 1.0) is None
 
 
 def test_a_probe_of_a_broker_nobody_listens_for_fails_at_once(
         service_conf):
     service_conf.set_override('transport_url', _dead_rabbit())
-    probe = queue.broker_probe(service_conf, 1.0)
+    probe = probe_mod.broker_probe(service_conf, 1.0)
     started = time.monotonic()
-    with pytest.raises(queue.BrokerUnreachable):
+    with pytest.raises(probe_mod.BrokerUnreachable):
         probe()
     assert time.monotonic() - started < 2.0
 
@@ -106,9 +106,9 @@ def test_a_probe_speaks_tls_when_the_driver_is_told_to(service_conf):
     service_conf.set_override('ssl', True, group='oslo_messaging_rabbit')
     service_conf.set_override('ssl_ca_file', '/etc/ssl/certs/ca.pem',
                               group='oslo_messaging_rabbit')
-    probe = queue.broker_probe(service_conf, 1.0)
+    probe = probe_mod.broker_probe(service_conf, 1.0)
     assert probe._ssl == {'ca_certs': '/etc/ssl/certs/ca.pem',
-                          'cert_reqs': queue.ssl.CERT_REQUIRED}
+                          'cert_reqs': probe_mod.ssl.CERT_REQUIRED}
 
 
 class _CountedStore:
@@ -137,7 +137,7 @@ def _watch_answered_at(service, answered_at):
     the round trips."""
     store, probe = _CountedStore(answered_at), _CountedProbe()
     policy = retry.RetryPolicy('queue', 1, 0.05, service.stop,
-                               (queue.BrokerUnreachable,))
+                               (probe_mod.BrokerUnreachable,))
     watch = watch_mod.Watch(store, (probe, policy), service.lifecycle,
                             service.conf.worker, None, lambda: answered_at)
     return watch, store, probe
