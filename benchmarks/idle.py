@@ -28,7 +28,7 @@ import time
 import batches
 import measure
 import testpath  # noqa: F401  (tests/functional on sys.path)
-import backends
+import ironic_server
 
 
 def parse(argv):
@@ -48,7 +48,7 @@ def _copy_tables(tables, name):
 
 def main(argv=None):
     args = parse(sys.argv[1:] if argv is None else argv)
-    with backends.Ironic() as ironic, \
+    with ironic_server.Ironic() as ironic, \
             tempfile.TemporaryDirectory(prefix='inspector-ha-idle-') as tmp:
         with batches.split_cluster(ironic, pathlib.Path(tmp)) as cluster:
             pids = [(p.name, p.pid) for p in cluster.apis + cluster.workers]

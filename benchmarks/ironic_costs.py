@@ -20,6 +20,7 @@ import time
 import measure
 import testpath  # noqa: F401  (puts tests/functional on sys.path)
 import backends
+import ironic_server
 import batch
 
 PORT_FIELDS = ('uuid,address,local_link_connection,physical_network,'
@@ -83,7 +84,7 @@ def main(argv=None):
     parser.add_argument('--concurrency', type=int, default=1,
                         help='calls of a kind made at once (1)')
     args = parser.parse_args(argv)
-    ironic = backends.Ironic().start()
+    ironic = ironic_server.Ironic().start()
     try:
         uuids = list(batch.create_nodes(ironic, args.nodes))
         root = ironic.proc.pid

@@ -14,6 +14,8 @@ import subprocess
 
 import testpath  # noqa: F401  (tests/functional on sys.path)
 import backends
+import servers
+import ironic_server
 
 #: What the split layout adds to the all-in-one configuration.
 EXTRA_CONF = """\
@@ -26,7 +28,7 @@ workers_pool_size = {pool_size}
 """
 
 
-class SplitIronic(backends.Ironic):
+class SplitIronic(ironic_server.Ironic):
     """``ironic-api`` and one ``ironic-conductor`` on MariaDB; the
     database is dropped on close."""
 
@@ -94,12 +96,12 @@ class SplitIronic(backends.Ironic):
     def stop(self, grace=10):
         super().stop(grace)
         if self.conductor is not None:
-            backends._terminate(self.conductor, grace)
+            servers.terminate(self.conductor, grace)
 
     def kill(self):
         super().kill()
         if self.conductor is not None:
-            backends._kill_group(self.conductor)
+            servers.kill_group(self.conductor)
 
     def close(self):
         super().close()

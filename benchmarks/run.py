@@ -32,7 +32,7 @@ import ironic_split
 import report
 import sampling
 import testpath  # noqa: F401  (puts tests/functional on sys.path)
-import backends
+import ironic_server
 
 RESULTS = pathlib.Path(__file__).resolve().parent / 'results'
 
@@ -171,7 +171,7 @@ def _ironic(args):
     if args.ironic == 'split':
         return ironic_split.SplitIronic(args.ironic_api_workers,
                                         args.ironic_pool_size)
-    return backends.Ironic()
+    return ironic_server.Ironic()
 
 
 #: The batch phases, in the order a run takes them: 12.5, then the two

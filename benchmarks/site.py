@@ -33,6 +33,7 @@ import site_ironic
 import site_report
 import testpath  # noqa: F401  (tests/functional on sys.path)
 import backends
+import ironic_server
 import firewalled
 
 RESULTS = pathlib.Path(__file__).resolve().parent / 'results'
@@ -181,7 +182,7 @@ def main(argv=None):
                                      args.cache)
     results = {'meta': _meta(args, argv)}
     with tempfile.TemporaryDirectory(prefix='inspector-ha-site-') as tmp:
-        with backends.Ironic(seed_database=seed,
+        with ironic_server.Ironic(seed_database=seed,
                              extra_conf=IRONIC_SITE_CONF) as ironic:
             results['site'] = _measure(ironic, pathlib.Path(tmp), args)
     out = args.out or RESULTS / ('%s-site-%d.json' % (

@@ -13,7 +13,7 @@ import sqlite3
 import uuid
 
 import testpath  # noqa: F401  (tests/functional on sys.path)
-import backends
+import ironic_server
 
 #: Where site databases are kept between runs.
 CACHE = pathlib.Path.home() / '.cache' / 'inspector-ha' / 'benchmarks'
@@ -38,7 +38,7 @@ def site_database(nodes, ports_per_node, cache=CACHE):
 
 
 def _build(path, nodes, ports_per_node):
-    with backends.Ironic() as ironic:
+    with ironic_server.Ironic() as ironic:
         ironic.create_node(name='site-0', macs=[
             mac(i) for i in range(ports_per_node)],
             provision_state='enroll')

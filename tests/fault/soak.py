@@ -77,11 +77,11 @@ def main(argv=None):
     parser.add_argument('--nodes', type=int, default=150)
     parser.add_argument('--seed', type=int, default=None)
     args = parser.parse_args(argv)
-    import backends
+    import ironic_server
     import private
     servers = harness_mod.Servers(private.RabbitMQ(), private.Redis(),
                                   private.PostgreSQL())
-    with backends.Ironic() as ironic:
+    with ironic_server.Ironic() as ironic:
         servers.ensure_running()
         try:
             violations = run(tempfile.mkdtemp(prefix='soak-'), ironic,

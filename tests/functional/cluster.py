@@ -12,6 +12,7 @@ import time
 import requests
 
 import backends
+import servers
 
 BIN = pathlib.Path(sys.executable).parent
 #: Periodic work every second (timeouts after 5 s): elections and
@@ -136,7 +137,7 @@ class Cluster:
              '--json'], check=True, capture_output=True, text=True).stdout)
 
     def logs(self, lines=40):
-        return '\n'.join('== %s\n%s' % (p.name, backends._log_tail(
+        return '\n'.join('== %s\n%s' % (p.name, servers.log_tail(
             p.log, lines)) for p in self.apis + self.workers)
 
 

@@ -6,7 +6,8 @@ database it runs on.  Skip-or-fail logic: ``obtain`` in
 
 import pytest
 
-import backends
+import servers
+import ironic_server
 import private
 from inspector_ha.db import migration
 
@@ -26,7 +27,7 @@ def schema_url(request, tmp_path):
 @pytest.fixture(scope='session')
 def zookeeper(obtain_backend):
     """A private ZooKeeper (``.url`` is a tooz URL), stopped at the end."""
-    server = backends.ZooKeeper()
+    server = servers.ZooKeeper()
     try:
         yield obtain_backend(server.start)
     finally:
@@ -68,7 +69,7 @@ def coordination_url(request):
 def ironic(obtain_backend):
     """A private all-in-one Ironic 39 with fake hardware, stopped at the
     end.  Tests share it: create your own nodes and delete them."""
-    server = backends.Ironic()
+    server = ironic_server.Ironic()
     try:
         yield obtain_backend(server.start)
     finally:

@@ -6,6 +6,7 @@ import re
 import subprocess
 
 import backends
+import servers
 import cluster as cluster_mod
 
 
@@ -22,5 +23,5 @@ def start(tmp_path, ironic_url, **options):
                             stdout=subprocess.PIPE, stderr=log, text=True)
     line = proc.stdout.readline()
     match = re.search(r'listening on (http://\S+?)/?$', line.strip())
-    assert match, line + backends._log_tail(tmp_path / 'aio.log')
+    assert match, line + servers.log_tail(tmp_path / 'aio.log')
     return proc, match.group(1)

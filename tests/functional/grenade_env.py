@@ -9,6 +9,7 @@ import subprocess
 import time
 
 import backends
+import servers
 import cluster as cluster_mod
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -96,7 +97,7 @@ class Grenade:
         return done
 
     def logs(self, lines=30):
-        return '\n'.join('== %s\n%s' % (log.name, backends._log_tail(
+        return '\n'.join('== %s\n%s' % (log.name, servers.log_tail(
             log, lines)) for log in sorted(self.services.glob('*.log')))
 
     def kill_all(self):

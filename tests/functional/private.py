@@ -17,6 +17,7 @@ import signal
 import subprocess
 
 import backends
+import servers
 
 RABBIT_BIN = pathlib.Path('/usr/lib/rabbitmq/bin/rabbitmq-server')
 
@@ -30,8 +31,8 @@ def _binary(name, package):
     return path
 
 
-class _Private(backends._Server):
-    """A restartable :class:`backends._Server`."""
+class _Private(servers.Server):
+    """A restartable :class:`servers.Server`."""
 
     def restart(self, grace=10):
         self.stop(grace)
@@ -245,7 +246,7 @@ class RabbitMQ(_Private):
 
     def _stop_epmd(self):
         if self._epmd is not None:
-            backends._terminate(self._epmd, 5)
+            servers.terminate(self._epmd, 5)
             self._epmd = None
 
 

@@ -6,6 +6,7 @@ import time
 import requests
 
 import backends
+import ironic_server
 import batch
 import cluster as cluster_mod
 import private
@@ -61,7 +62,7 @@ def test_an_api_whose_ironic_is_stopped_answers_503_naming_ironic(
     """A private Ironic is stopped under a running API (its calls then
     fail to connect) and a second API starts with it stopped (the first
     call then fails in version discovery): both answer 503."""
-    ironic = obtain_backend(backends.Ironic().start)
+    ironic = obtain_backend(ironic_server.Ironic().start)
     try:
         uuid = ironic.create_node(name='stopped-ironic')
         the_cluster = cluster_mod.Cluster(

@@ -5,6 +5,7 @@ import sqlalchemy
 from tooz import coordination
 
 import backends
+import servers
 
 
 def _roundtrip_a_row(url):
@@ -120,7 +121,7 @@ def test_a_tooz_coordinator_takes_an_exclusive_lock_on_the_private_zookeeper(
 
 
 def test_a_killed_private_zookeeper_can_be_started_again(zookeeper):
-    with backends.ZooKeeper() as other:
+    with servers.ZooKeeper() as other:
         assert other.port != zookeeper.port
         other.kill()
         assert not other.running

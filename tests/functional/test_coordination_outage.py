@@ -2,7 +2,7 @@
 workers stop on their own, with a non-zero exit; once it is back and the
 workers are restarted, every pending introspection finishes."""
 
-import backends
+import servers
 import batch
 import cluster as cluster_mod
 
@@ -11,7 +11,7 @@ RETRIES = {'retry_count': 2, 'retry_timeout': 0.5}
 
 def test_workers_stop_when_zookeeper_is_gone_and_finish_the_work_after(
         tmp_path, ironic, rabbit_url, pg_url):
-    zookeeper = backends.ZooKeeper()
+    zookeeper = servers.ZooKeeper()
     zookeeper.start()
     try:
         _outage_and_recovery(tmp_path, ironic, rabbit_url, pg_url,

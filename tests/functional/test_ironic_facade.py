@@ -10,7 +10,7 @@ import threading
 import pytest
 from oslo_config import cfg
 
-import backends
+import ironic_server
 from inspector_ha.api import checks
 from inspector_ha.api import errors
 from inspector_ha import conf as conf_mod
@@ -41,7 +41,7 @@ LISTED_MACS = ['52:54:00:bb:00:01', '52:54:00:bb:00:02', '52:54:00:bb:00:03']
 
 @pytest.fixture(scope='module')
 def odd_ironic(obtain_backend):
-    server = backends.Ironic(extra_conf=REDFISH_AND_SMALL_PAGES)
+    server = ironic_server.Ironic(extra_conf=REDFISH_AND_SMALL_PAGES)
     try:
         yield obtain_backend(server.start)
     finally:

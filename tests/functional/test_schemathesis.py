@@ -17,6 +17,7 @@ import uuid as uuidlib
 import requests
 
 import backends
+import servers
 import cluster as cluster_mod
 import embedded
 import ramdisk
@@ -117,7 +118,7 @@ def test_generated_requests_to_every_operation_get_no_server_error(
         assert result.returncode == 0, result.stdout[-20000:]
         log = (tmp_path / 'aio.log').read_text()
         assert 'Unexpected error in the API' not in log, \
-            backends._log_tail(tmp_path / 'aio.log')
+            servers.log_tail(tmp_path / 'aio.log')
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import backends
+import servers
 import cluster as cluster_mod
 import private
 import serving
@@ -150,7 +151,7 @@ def test_a_worker_health_listener_names_the_coordination_backend_that_is_gone(  
     url = 'http://127.0.0.1:%d/healthcheck' % port
     try:
         backends.wait_for(lambda: _status(url) == 200, 60,
-                          message=backends._log_tail(tmp_path / 'worker.log'))
+                          message=servers.log_tail(tmp_path / 'worker.log'))
         redis.kill()
         text = backends.wait_for(lambda: _text_if_503(url), 30)
         assert 'coordination unavailable' in text

@@ -22,6 +22,7 @@ import pytest
 import sqlalchemy as sa
 
 import backends
+import servers
 import cluster as cluster_mod
 import ramdisk
 import sample_rules
@@ -150,7 +151,7 @@ class Site:
             stdout=subprocess.DEVNULL, stderr=open(self.log, 'w'))
         self.url = 'http://127.0.0.1:%d' % self.port
         backends.wait_for(lambda: cluster_mod._answers(self.url), 60,
-                          message=backends._log_tail(self.log))
+                          message=servers.log_tail(self.log))
         self.client = client_v1.ClientV1(inspector_url=self.url)
 
     def stop(self):

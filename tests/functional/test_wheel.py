@@ -15,6 +15,7 @@ import zipfile
 import pytest
 
 import backends
+import servers
 import serving
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -92,7 +93,7 @@ def test_the_all_in_one_from_the_wheel_answers_and_stops_cleanly(
     try:
         line = proc.stdout.readline()
         match = re.search(r'listening on (http://\S+?)/?$', line.strip())
-        assert match, line + backends._log_tail(tmp_path / 'aio.log')
+        assert match, line + servers.log_tail(tmp_path / 'aio.log')
         url = match.group(1)
         resp = backends.wait_for(lambda: serving.get(url + '/'), 60)
         assert resp.json()['versions'][0]['id'] == '1.18'

@@ -8,6 +8,7 @@ import sys
 import requests
 
 import backends
+import servers
 
 SERVE = ('import sys; from wsgiref import simple_server; '
          'from inspector_ha.wsgi import application; '
@@ -70,7 +71,7 @@ def test_the_wsgi_application_serves_the_api_under_gunicorn_with_two_workers(  #
     url = 'http://127.0.0.1:%d' % port
     try:
         backends.wait_for(lambda: _get(url + '/'), 60,
-                          message=backends._log_tail(tmp_path /
+                          message=servers.log_tail(tmp_path /
                                                      'gunicorn.log'))
         for _ in range(10):
             assert _get(url + '/').json()['versions'][0]['id'] == '1.18'

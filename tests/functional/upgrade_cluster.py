@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import backends
+import servers
 import cluster as cluster_mod
 
 FAULT = str(pathlib.Path(__file__).resolve().parents[1] / 'fault')
@@ -92,7 +93,7 @@ def wait_started(proc):
     def started():
         if proc.poll() is not None:
             raise AssertionError('%s exited with %s:\n%s' % (
-                proc.name, proc.returncode, backends._log_tail(proc.log)))
+                proc.name, proc.returncode, servers.log_tail(proc.log)))
         log = proc.log.read_text(errors='replace')
         return 'started with' in log or 'listening on' in log
     backends.wait_for(started, 60, interval=0.1,

@@ -14,6 +14,7 @@ import subprocess
 import requests
 
 import backends
+import servers
 
 VERSION = '12.5'
 
@@ -40,7 +41,7 @@ driver = noop
 """
 
 
-class Inspector(backends._Server):
+class Inspector(servers.Server):
     """``ironic-inspector`` (API and conductor in one process).
 
     :param database: SQLAlchemy URL (SQLite file or MariaDB).
@@ -99,4 +100,4 @@ class Inspector(backends._Server):
             return False
 
     def log_tail(self, lines=40):
-        return backends._log_tail(self.log_path, lines)
+        return servers.log_tail(self.log_path, lines)

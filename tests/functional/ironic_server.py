@@ -1,0 +1,211 @@
+"""A real Ironic 39 for the functional tests and the benchmarks
+(fake-hardware, noauth, SQLite by default), as a private server process.
+"""
+
+import os
+import pathlib
+import shutil
+import subprocess
+import threading
+from concurrent import futures
+
+import requests
+
+from backends import (BackendUnavailable, INSTALL_HINT, REPO_ROOT,
+                      unique_name, wait_for)
+from servers import Server
+
+
+IRONIC_CONF = """\
+[DEFAULT]
+host = {host}
+auth_strategy = noauth
+rpc_transport = {rpc_transport}
+use_stderr = true
+enabled_hardware_types = fake-hardware
+enabled_bios_interfaces = fake,no-bios
+enabled_boot_interfaces = fake
+enabled_console_interfaces = fake,no-console
+enabled_deploy_interfaces = fake
+enabled_firmware_interfaces = fake,no-firmware
+enabled_inspect_interfaces = fake,no-inspect
+enabled_management_interfaces = fake
+enabled_network_interfaces = noop
+enabled_power_interfaces = fake
+enabled_raid_interfaces = fake,no-raid
+enabled_rescue_interfaces = fake,no-rescue
+enabled_storage_interfaces = fake,noop
+enabled_vendor_interfaces = fake,no-vendor
+default_network_interface = noop
+default_inspect_interface = fake
+default_deploy_interface = fake
+default_boot_interface = fake
+[api]
+host_ip = 127.0.0.1
+port = {port}
+api_workers = {api_workers}
+restrict_lookup = {restrict_lookup}
+[conductor]
+automated_clean = false
+[dhcp]
+dhcp_provider = none
+[database]
+connection = {database}
+sqlite_synchronous = false
+[oslo_concurrency]
+lock_path = {tmpdir}/locks
+"""
+
+
+class Ironic(Server):
+    """A real all-in-one Ironic 39 (fake-hardware, noauth, SQLite).
+
+    Runs from the venv at ``INSPECTOR_HA_IRONIC_VENV`` (default
+    ``<repo>/.venv-ironic``).
+    """
+
+    name = 'ironic'
+    HEADERS = {'X-OpenStack-Ironic-API-Version': 'latest'}
+
+    def __init__(self, port=None, restrict_lookup=True, venv=None,
+                 extra_conf='', seed_database=None):
+        """``seed_database``: an Ironic SQLite database to start from (a
+        copy of it is used)."""
+        super().__init__(port)
+        self.extra_conf = extra_conf
+        self.venv = pathlib.Path(venv or os.environ.get(
+            'INSPECTOR_HA_IRONIC_VENV', REPO_ROOT / '.venv-ironic'))
+        self.restrict_lookup = restrict_lookup
+        self.conf_path = self.tmpdir / 'ironic.conf'
+        self._schema_made = False
+        if seed_database:
+            shutil.copyfile(seed_database, self.database_file)
+            self._schema_made = True
+        self._local = threading.local()
+
+    @property
+    def url(self):
+        return f'http://127.0.0.1:{self.port}'
+
+    def start(self, timeout=60):
+        if self.running:
+            return self
+        if not (self.venv / 'bin' / 'ironic').exists():
+            raise BackendUnavailable(
+                f'Ironic: no {self.venv}/bin/ironic; '
+                f'set INSPECTOR_HA_IRONIC_VENV {INSTALL_HINT}')
+        self._configure()
+        self._spawn([str(self.venv / 'bin' / 'ironic'),
+                     '--config-file', str(self.conf_path)], cwd=self.tmpdir)
+        self._wait_ready(self._answers, timeout)
+        return self
+
+    def _configure(self):
+        """Write its configuration file; create its schema once."""
+        self.conf_path.write_text(IRONIC_CONF.format(
+            **self._conf_fields()) + self.extra_conf)
+        if not self._schema_made:
+            self._dbsync()
+            self._schema_made = True
+
+    def _conf_fields(self):
+        """The values :data:`IRONIC_CONF` is filled with."""
+        return {'host': unique_name('ironic'), 'port': self.port,
+                'tmpdir': self.tmpdir, 'rpc_transport': 'none',
+                'api_workers': 1,
+                'database': self.database_url,
+                'restrict_lookup': str(self.restrict_lookup).lower()}
+
+    @property
+    def database_url(self):
+        """Its database's SQLAlchemy URL."""
+        return f'sqlite:///{self.database_file}'
+
+    @property
+    def database_file(self):
+        """Its SQLite database (while it runs on SQLite)."""
+        return self.tmpdir / 'ironic.sqlite'
+
+    @property
+    def procs(self):
+        """Its processes started here (each a master of others)."""
+        return [self.proc]
+
+    def _dbsync(self):
+        proc = subprocess.run(
+            [str(self.venv / 'bin' / 'ironic-dbsync'), '--config-file',
+             str(self.conf_path), 'create_schema'], cwd=self.tmpdir,
+            capture_output=True, text=True, timeout=120, check=False)
+        if proc.returncode:
+            raise BackendUnavailable(f'Ironic: ironic-dbsync failed:\n'
+                                     f'{proc.stderr[-3000:]}')
+
+    def _answers(self):
+        try:
+            return requests.get(self.url + '/', timeout=2).status_code == 200
+        except requests.RequestException:
+            return False
+
+    # --- HTTP -------------------------------------------------------------
+
+    def request(self, method, path, expect=(200,), **kwargs):
+        session = getattr(self._local, 'session', None)
+        if session is None:
+            session = self._local.session = requests.Session()
+            session.headers.update(self.HEADERS)
+        resp = session.request(method, self.url + path, timeout=30, **kwargs)
+        if resp.status_code not in expect:
+            raise RuntimeError(f'Ironic {method} {path}: {resp.status_code} '
+                               f'{resp.text[:500]}')
+        return resp.json() if resp.content else None
+
+    def create_node(self, name=None, macs=(), bmc_address=None,
+                    provision_state='manageable'):
+        """Create a fake-hardware node with one PXE port per MAC, move it to
+        ``provision_state`` (enroll, manageable or available); return its
+        UUID."""
+        body = {'driver': 'fake-hardware'}
+        if name:
+            body['name'] = name
+        if bmc_address:
+            body['driver_info'] = {'ipmi_address': bmc_address}
+        node = self.request('POST', '/v1/nodes', expect=(201,), json=body)
+        for mac in macs:
+            self.request('POST', '/v1/ports', expect=(201,), json={
+                'node_uuid': node['uuid'], 'address': mac,
+                'pxe_enabled': True})
+        steps = {'enroll': [], 'manageable': [('manage', 'manageable')],
+                 'available': [('manage', 'manageable'),
+                               ('provide', 'available')]}[provision_state]
+        for verb, target in steps:
+            self.set_provision_state(node['uuid'], verb, target)
+        return node['uuid']
+
+    def create_nodes(self, specs, workers=2):
+        """Create many nodes in parallel; ``specs`` are create_node kwargs.
+        Returns the UUIDs in the order of ``specs``."""
+        with futures.ThreadPoolExecutor(workers) as pool_:
+            return list(pool_.map(lambda kw: self.create_node(**kw), specs))
+
+    def set_provision_state(self, uuid_, verb, wait_for_state=None,
+                            timeout=30):
+        self.request('PUT', f'/v1/nodes/{uuid_}/states/provision',
+                     expect=(202,), json={'target': verb})
+        if wait_for_state:
+            path = f'/v1/nodes/{uuid_}?fields=provision_state'
+            wait_for(lambda: self.request('GET', path)['provision_state']
+                     == wait_for_state, timeout, interval=0.02,
+                     message=f'node {uuid_} not {wait_for_state} after '
+                     f'{timeout} s')
+
+    def get_node(self, uuid_):
+        return self.request('GET', f'/v1/nodes/{uuid_}')
+
+    def ports(self, uuid_):
+        return self.request('GET', f'/v1/nodes/{uuid_}/ports/detail')['ports']
+
+    def power_state(self, uuid_):
+        return self.request('GET', f'/v1/nodes/{uuid_}/states')['power_state']
+
+    def delete_node(self, uuid_):
+        self.request('DELETE', f'/v1/nodes/{uuid_}', expect=(204,))
