@@ -25,7 +25,15 @@ host_ip = 127.0.0.1
 port = {rpc_port}
 [conductor]
 workers_pool_size = {pool_size}
+[database]
+max_pool_size = {db_pool_size}
 """
+#: Database connections each Ironic process keeps. oslo.db keeps 5 and
+#: opens any more a call needs for that call alone: with more calls in
+#: flight, a quarter of the conductor's and of the API's CPU went to
+#: opening MariaDB connections (PyMySQL builds a TLS context for each),
+#: on 2026-11-29 (benchmarks/results/README.md).
+DB_POOL_SIZE = 50
 
 
 class SplitIronic(ironic_server.Ironic):
@@ -34,10 +42,12 @@ class SplitIronic(ironic_server.Ironic):
 
     name = 'ironic-split'
 
-    def __init__(self, api_workers=1, pool_size=300):
+    def __init__(self, api_workers=1, pool_size=300,
+                 db_pool_size=DB_POOL_SIZE):
         self.rpc_port = backends.free_port()
         super().__init__(extra_conf=EXTRA_CONF.format(
-            rpc_port=self.rpc_port, pool_size=pool_size))
+            rpc_port=self.rpc_port, pool_size=pool_size,
+            db_pool_size=db_pool_size))
         self.api_workers = api_workers
         self.database = None
         self.conductor = None

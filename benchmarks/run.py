@@ -81,6 +81,11 @@ def parse(argv):
     parser.add_argument('--ironic-pool-size', type=int, default=300,
                         help="the split Ironic's [conductor] "
                              'workers_pool_size (300)')
+    parser.add_argument('--ironic-db-pool-size', type=int,
+                        default=ironic_split.DB_POOL_SIZE,
+                        help="the split Ironic's [database] max_pool_size "
+                             "(%d; runs before 2026-11-29 had oslo.db's "
+                             'default, 5)' % ironic_split.DB_POOL_SIZE)
     batches.add_post_size_option(parser)
     parser.add_argument('--no-profile', action='store_true',
                         help='do not sample the processes with py-spy '
@@ -163,14 +168,16 @@ def meta(args, argv, script='run.py'):
             'commit': commit, 'ironic_version': ironic_version(),
             'ironic_layout': args.ironic,
             'ironic_layout_text': report.IRONIC_LAYOUTS[args.ironic].format(
-                api=args.ironic_api_workers, pool=args.ironic_pool_size),
+                api=args.ironic_api_workers, pool=args.ironic_pool_size,
+                db_pool=args.ironic_db_pool_size),
             'cluster_conf': batches.CLUSTER_CONF}
 
 
 def _ironic(args):
     if args.ironic == 'split':
         return ironic_split.SplitIronic(args.ironic_api_workers,
-                                        args.ironic_pool_size)
+                                        args.ironic_pool_size,
+                                        args.ironic_db_pool_size)
     return ironic_server.Ironic()
 
 
