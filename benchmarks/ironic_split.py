@@ -27,13 +27,23 @@ port = {rpc_port}
 workers_pool_size = {pool_size}
 [database]
 max_pool_size = {db_pool_size}
+max_overflow = {db_overflow}
 """
 #: Database connections each Ironic process keeps. oslo.db keeps 5 and
 #: opens any more a call needs for that call alone: with more calls in
-#: flight, a quarter of the conductor's and of the API's CPU went to
-#: opening MariaDB connections (PyMySQL builds a TLS context for each),
-#: on 2026-11-29 (benchmarks/results/README.md).
+#: flight, a quarter of the conductor's and of the API's sampled time
+#: went to opening MariaDB connections (PyMySQL builds a TLS context for
+#: each), on 2026-11-29 (benchmarks/results/README.md).
 DB_POOL_SIZE = 50
+#: MariaDB's ``max_connections`` (151, Debian's default), which the two
+#: Ironic processes' pools and overflows must stay within.
+MARIADB_CONNECTIONS = 151
+
+
+def db_overflow(db_pool_size):
+    """``[database] max_overflow``: oslo.db's 50, less what keeps the two
+    processes' connections within :data:`MARIADB_CONNECTIONS`."""
+    return max(0, min(50, MARIADB_CONNECTIONS // 2 - db_pool_size))
 
 
 class SplitIronic(ironic_server.Ironic):
@@ -47,7 +57,7 @@ class SplitIronic(ironic_server.Ironic):
         self.rpc_port = backends.free_port()
         super().__init__(extra_conf=EXTRA_CONF.format(
             rpc_port=self.rpc_port, pool_size=pool_size,
-            db_pool_size=db_pool_size))
+            db_pool_size=db_pool_size, db_overflow=db_overflow(db_pool_size)))
         self.api_workers = api_workers
         self.database = None
         self.conductor = None

@@ -19,8 +19,8 @@ THROUGHPUT_FACTOR = {'all-in-one': 1.5, 'split': 2}
 IRONIC_LAYOUTS = {
     'all-in-one': 'one process, SQLite, fake-hardware',
     'split': 'ironic-api with {api} workers and ironic-conductor with a '
-             'pool of {pool} threads over JSON-RPC, MariaDB (each keeping '
-             '{db_pool} connections), fake-hardware',
+             'pool of {pool} threads over JSON-RPC, MariaDB (each Ironic '
+             'process keeping {db_pool} connections), fake-hardware',
 }
 #: What is compared with 12.5: (label, path in a result, lower is better).
 VERSUS_UPSTREAM = (
