@@ -73,9 +73,9 @@ class SplitIronic(ironic_server.Ironic):
         """Its MariaDB database's SQLAlchemy URL (once started)."""
         return self.database
 
-    def start(self, timeout=90):
-        if self.running:
-            return self
+    start_timeout = 90
+
+    def _launch(self, timeout):
         if self.database is None:
             self.database = backends.mariadb_url()
         self._configure()
@@ -83,7 +83,6 @@ class SplitIronic(ironic_server.Ironic):
         self._spawn([str(self.venv / 'bin' / 'ironic-api'),
                      '--config-file', str(self.conf_path)], cwd=self.tmpdir)
         self._wait_ready(self._serves_fake_hardware, timeout)
-        return self
 
     def _spawn_conductor(self):
         with open(self.conductor_log, 'ab') as log:

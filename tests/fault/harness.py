@@ -17,7 +17,7 @@ import requests
 import sqlalchemy as sa
 
 import backends
-import servers
+from servers import log_tail
 import batch
 import cluster as cluster_mod
 import haproxy as haproxy_mod
@@ -255,7 +255,7 @@ def _started(proc, strict=True):
     if proc.poll() is not None:
         if strict:
             raise AssertionError('%s exited with %s:\n%s' % (
-                proc.name, proc.returncode, servers.log_tail(proc.log)))
+                proc.name, proc.returncode, log_tail(proc.log)))
         return True
     log = proc.log.read_text(errors='replace')
     return 'started with' in log or 'listening on' in log

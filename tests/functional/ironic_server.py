@@ -87,9 +87,9 @@ class Ironic(Server):
     def url(self):
         return f'http://127.0.0.1:{self.port}'
 
-    def start(self, timeout=60):
-        if self.running:
-            return self
+    start_timeout = 60
+
+    def _launch(self, timeout):
         if not (self.venv / 'bin' / 'ironic').exists():
             raise BackendUnavailable(
                 f'Ironic: no {self.venv}/bin/ironic; '
@@ -98,7 +98,6 @@ class Ironic(Server):
         self._spawn([str(self.venv / 'bin' / 'ironic'),
                      '--config-file', str(self.conf_path)], cwd=self.tmpdir)
         self._wait_ready(self._answers, timeout)
-        return self
 
     def _configure(self):
         """Write its configuration file; create its schema once."""

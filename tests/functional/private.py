@@ -56,16 +56,15 @@ class Redis(_Private):
     def url(self):
         return f'redis://127.0.0.1:{self.port}'
 
-    def start(self, timeout=20):
-        if self.running:
-            return self
+    start_timeout = 20
+
+    def _launch(self, timeout):
         self._spawn([_binary('redis-server', 'redis-server'),
                      '--bind', '127.0.0.1', '--port', str(self.port),
                      '--save', '', '--appendonly', 'yes',
                      '--appendfsync', 'no', '--dir', str(self.tmpdir),
                      '--daemonize', 'no'])
         self._wait_ready(self._pong, timeout)
-        return self
 
     def _pong(self):
         import redis
@@ -95,9 +94,9 @@ class MariaDB(_Private):
         return (f'mysql+pymysql://{self.USER}:{self.USER}@127.0.0.1:'
                 f'{self.port}')
 
-    def start(self, timeout=30):
-        if self.running:
-            return self
+    start_timeout = 30
+
+    def _launch(self, timeout):
         first = not self.datadir.exists()
         if first:
             self._install_db()
@@ -113,7 +112,6 @@ class MariaDB(_Private):
             self._admin(f"CREATE USER '{self.USER}'@'127.0.0.1' "
                         f"IDENTIFIED BY '{self.USER}'",
                         f"GRANT ALL ON *.* TO '{self.USER}'@'127.0.0.1'")
-        return self
 
     def _install_db(self):
         proc = subprocess.run(
@@ -200,9 +198,9 @@ class RabbitMQ(_Private):
                 '-kernel inet_dist_use_interface {127,0,0,1}'),
             ERL_FLAGS='')
 
-    def start(self, timeout=60):
-        if self.running:
-            return self
+    start_timeout = 60
+
+    def _launch(self, timeout):
         if not RABBIT_BIN.exists():
             raise backends.BackendUnavailable(
                 f'RabbitMQ: no {RABBIT_BIN}; install rabbitmq-server '
@@ -211,7 +209,6 @@ class RabbitMQ(_Private):
         self._start_epmd(env)
         self._spawn([str(RABBIT_BIN)], env=env, cwd=self.tmpdir)
         self._wait_ready(self._accepts_login, timeout)
-        return self
 
     def _start_epmd(self, env):
         if self._epmd is not None and self._epmd.poll() is None:
@@ -264,9 +261,9 @@ class Etcd(_Private):
     def url(self):
         return f'etcd3+http://127.0.0.1:{self.port}?api_version=v3'
 
-    def start(self, timeout=30):
-        if self.running:
-            return self
+    start_timeout = 30
+
+    def _launch(self, timeout):
         client = f'http://127.0.0.1:{self.port}'
         peer = f'http://127.0.0.1:{self.peer_port}'
         self._spawn([_binary('etcd', 'etcd-server'), '--name', 'test',
@@ -277,7 +274,6 @@ class Etcd(_Private):
                      '--initial-advertise-peer-urls', peer,
                      '--initial-cluster', f'test={peer}'])
         self._wait_ready(self._healthy, timeout)
-        return self
 
     def _healthy(self):
         import requests
@@ -307,9 +303,9 @@ class PostgreSQL(_Private):
                 f'postgresql {backends.INSTALL_HINT}')
         return str(found[-1])
 
-    def start(self, timeout=30):
-        if self.running:
-            return self
+    start_timeout = 30
+
+    def _launch(self, timeout):
         data = self.tmpdir / 'data'
         if not data.exists():
             shutil.chown(self.tmpdir, 'postgres', 'postgres')
@@ -325,7 +321,6 @@ class PostgreSQL(_Private):
                      'max_connections=300'], user='postgres',
                     group='postgres')
         self._wait_ready(self._answers, timeout)
-        return self
 
     def stop(self, grace=10):
         """Fast shutdown (SIGINT: clients are disconnected, unlike the

@@ -52,6 +52,7 @@ class Server:
 
     name = 'server'
     proc = None
+    start_timeout = 30  # seconds; each kind of server sets its own
 
     def __init__(self, port=None):
         self.port = port or free_port()
@@ -83,6 +84,12 @@ class Server:
     @property
     def running(self):
         return self.proc is not None and self.proc.poll() is None
+
+    def start(self, timeout=None):
+        """Start it and wait until it serves, unless it runs already."""
+        if not self.running:
+            self._launch(timeout or self.start_timeout)
+        return self
 
     def stop(self, grace=10):
         """Graceful stop (SIGTERM, then SIGKILL after ``grace`` seconds)."""
@@ -190,9 +197,9 @@ class ZooKeeper(Server):
                 chunks.append(chunk)
         return b''.join(chunks).decode()
 
-    def start(self, timeout=30):
-        if self.running:
-            return self
+    start_timeout = 30
+
+    def _launch(self, timeout):
         java = shutil.which('java')
         if java is None:
             raise BackendUnavailable('ZooKeeper: java not found; install '
@@ -206,7 +213,6 @@ class ZooKeeper(Server):
                      'org.apache.zookeeper.server.quorum.QuorumPeerMain',
                      str(conf / 'zoo.cfg')])
         self._wait_ready(lambda: self._ruok(), timeout)
-        return self
 
     def _ruok(self):
         # 'imok' comes as soon as the process listens; 'srvr' tells when it

@@ -85,13 +85,12 @@ class Inspector(servers.Server):
                 proc.stderr[-3000:])
         return self
 
-    def start(self, timeout=60):
-        if self.running:
-            return self
+    start_timeout = 60
+
+    def _launch(self, timeout):
         self._spawn([self._bin('ironic-inspector'), '--config-file',
                      str(self.conf_path)], cwd=self.tmpdir)
         self._wait_ready(self._answers, timeout)
-        return self
 
     def _answers(self):
         try:
