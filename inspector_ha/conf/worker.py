@@ -14,7 +14,7 @@ OPTS = [
                     'flight only slow (4 instead of 2 cost the embedded '
                     'default 14-18%); against an Ironic of several '
                     'processes whose database pools keep their '
-                    'connections, twice as many made it 16-33% faster '
+                    'connections, twice as many made it 19-30% faster '
                     '(benchmarks/results/README.md, 2026-11-29).'),
     cfg.IntOpt('cluster_concurrency', default=0, min=0, max=100000,
                help='Most requests handled at once across the whole '
