@@ -210,7 +210,11 @@ def add_attributes(conn: sa.Connection, uuid: str, name: str,
                    values: Iterable[str]) -> None:
     rows = [{'node_uuid': uuid, 'name': name, 'value': value}
             for value in values]
-    if rows:
+    if len(rows) == 1:
+        # NOTE: the usual case (a node's one MAC, one BMC address) on the
+        # prepared path; a list of rows is batched by executemany.
+        prepared.rowcount(conn, sql.INSERT_ATTRIBUTES, rows[0])
+    elif rows:
         conn.execute(sql.INSERT_ATTRIBUTES, rows)
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
+from inspector_ha.db import prepared
 
 
 #: The keys of a condition or action that are not plugin parameters.
@@ -78,6 +79,11 @@ class RuleAction(models.Base):
 RULES = cast(sa.Table, Rule.__table__)
 CONDITIONS = cast(sa.Table, RuleCondition.__table__)
 ACTIONS = cast(sa.Table, RuleAction.__table__)
+#: Every rule, oldest first (the order they are evaluated in); read at
+#: each processing, so on the prepared path.
+EVERY_RULE = sa.select(RULES).order_by(RULES.c.created_at, RULES.c.uuid)
+#: The names of its columns, in the order :data:`EVERY_RULE` reads them.
+_RULE_COLUMNS = tuple(RULES.c.keys())
 
 
 def create(conn: sa.Connection, rule: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +134,8 @@ def _params(item: Mapping[str, Any],
 
 def get(conn: sa.Connection, uuid: str) -> dict[str, Any]:
     """:raises NotFound:"""
-    rules = _load(conn, sa.select(RULES).where(RULES.c.uuid == uuid))
+    rules = _load(conn, [row._mapping for row in conn.execute(
+        sa.select(RULES).where(RULES.c.uuid == uuid))])
     if not rules:
         raise NotFound(uuid)
     return rules[0]
@@ -136,18 +143,19 @@ def get(conn: sa.Connection, uuid: str) -> dict[str, Any]:
 
 def list_all(conn: sa.Connection) -> list[dict[str, Any]]:
     """Every rule, oldest first (the order they are evaluated in)."""
-    return _load(conn, sa.select(RULES).order_by(RULES.c.created_at,
-                                                 RULES.c.uuid))
+    return _load(conn, [dict(zip(_RULE_COLUMNS, row))
+                        for row in prepared.rows(conn, EVERY_RULE, {})])
 
 
 def _load(conn: sa.Connection,
-          query: sa.Select[Any]) -> list[dict[str, Any]]:
-    rows = conn.execute(query).all()
-    uuids = [r.uuid for r in rows]
+          rows: Sequence[Mapping[Any, Any]]) -> list[dict[str, Any]]:
+    """The rules of ``rows`` (the columns of :data:`RULES` by name)
+    with their conditions and actions."""
+    uuids = [r['uuid'] for r in rows]
     conditions = _by_rule(conn, CONDITIONS, uuids)
     actions = _by_rule(conn, ACTIONS, uuids)
-    return [_as_dict(r, conditions.get(r.uuid, []), actions.get(r.uuid, []))
-            for r in rows]
+    return [_as_dict(r, conditions.get(r['uuid'], []),
+                     actions.get(r['uuid'], [])) for r in rows]
 
 
 def _by_rule(conn: sa.Connection, table: sa.Table,
@@ -161,10 +169,10 @@ def _by_rule(conn: sa.Connection, table: sa.Table,
     return result
 
 
-def _as_dict(rule: sa.Row[Any], conditions: Iterable[sa.Row[Any]],
+def _as_dict(rule: Mapping[Any, Any], conditions: Iterable[sa.Row[Any]],
              actions: Iterable[sa.Row[Any]]) -> dict[str, Any]:
-    return {'uuid': rule.uuid, 'description': rule.description,
-            'scope': rule.scope,
+    return {'uuid': rule['uuid'], 'description': rule['description'],
+            'scope': rule['scope'],
             'conditions': [dict(json.loads(c.params), op=c.op, field=c.field,
                                 multiple=c.multiple, invert=c.invert)
                            for c in conditions],

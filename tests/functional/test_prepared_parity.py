@@ -8,8 +8,11 @@ import datetime
 import pytest
 import sqlalchemy as sa
 
+from inspector_ha.db import lookup
 from inspector_ha.db import migration
+from inspector_ha.db import nodes
 from inspector_ha.db import prepared
+from inspector_ha.db import rules as rules_db
 from inspector_ha.db import statements as sql
 
 UUID = '6c1f4a38-0000-4000-8000-000000000001'
@@ -48,6 +51,33 @@ def test_a_row_read_on_the_driver_equals_the_row_sqlalchemy_reads(engine):
         expected = conn.execute(sql.NODE, {'b_uuid': UUID}).first()
     assert read == dict(expected._mapping)
     assert read['started_at'] == AT and read['manage_boot'] is False
+
+
+def test_every_rule_read_on_the_driver_equals_the_rules_sqlalchemy_reads(
+        engine):
+    with engine.begin() as conn:
+        for index, at in enumerate([AT, AT.replace(microsecond=0), AT]):
+            conn.execute(sa.insert(rules_db.RULES).values(
+                uuid='%s%d' % (UUID[:-1], index), description=None,
+                scope='s%d' % index, disabled=False, created_at=at))
+        read = prepared.rows(conn, rules_db.EVERY_RULE, {})
+        expected = _rows(conn, rules_db.EVERY_RULE, {})
+        listed = rules_db.list_all(conn)
+    assert read == expected and len(read) == 3
+    assert [r['scope'] for r in listed] == ['s1', 's0', 's2']
+
+
+def test_one_lookup_attribute_is_written_on_the_driver_as_a_list_is(engine):
+    with engine.begin() as conn:
+        prepared.rowcount(conn, sql.INSERT_NODE, _node())
+        nodes.add_attributes(conn, UUID, lookup.MAC, ['52:54:00:00:00:01'])
+        nodes.add_attributes(conn, UUID, lookup.MAC,
+                             ['52:54:00:00:00:02', '52:54:00:00:00:03'])
+        values = prepared.rows(conn, sql.ATTRIBUTE_VALUES,
+                               {'b_uuid': UUID, 'b_name': lookup.MAC})
+        found = lookup.find(conn, macs=['52:54:00:00:00:01'])
+    assert sorted(values) == [('52:54:00:00:00:0%d' % i,) for i in (1, 2, 3)]
+    assert found == UUID
 
 
 def test_a_timestamp_on_a_whole_second_is_written_as_sqlalchemy_writes_it(
