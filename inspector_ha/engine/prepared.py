@@ -103,11 +103,11 @@ def as_started(conn: sa.Connection, node: models.Node) -> Started:
     if snapshot is None:
         return Started(rules=every_rule)
     macs = [mac for (mac,) in db_prepared.rows(
-        conn, sql.ATTRIBUTE_VALUES, {
-        'b_uuid': node.uuid, 'b_name': lookup.MAC})]
+        conn, sql.ATTRIBUTE_VALUES,
+        {'b_uuid': node.uuid, 'b_name': lookup.MAC})]
     ports = ledger.recorded(conn, node.uuid, PORTS, node.attempt)
     return Started(
-        ironic_node_mod.Node.from_snapshot(snapshot), list(macs),
+        ironic_node_mod.Node.from_snapshot(snapshot), macs,
         None if ports is None else [ironic_client.Port(*port)
                                     for port in ports['ports']],
         every_rule)

@@ -64,6 +64,8 @@ def test_every_rule_read_on_the_driver_equals_the_rules_sqlalchemy_reads(
         expected = _rows(conn, rules_db.EVERY_RULE, {})
         listed = rules_db.list_all(conn)
     assert read == expected and len(read) == 3
+    assert ([tuple(map(type, row)) for row in read] ==
+            [tuple(map(type, row)) for row in expected])
     assert [r['scope'] for r in listed] == ['s1', 's0', 's2']
 
 
