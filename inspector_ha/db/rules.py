@@ -86,6 +86,17 @@ EVERY_RULE = sa.select(RULES).order_by(RULES.c.created_at, RULES.c.uuid)
 _RULE_COLUMNS = tuple(RULES.c.keys())
 
 
+def _children_of(table: sa.Table) -> sa.Select[Any]:
+    """The rows of ``table`` of the rules in ``b_rules``, in the order
+    they were given."""
+    return sa.select(table).where(table.c.rule.in_(
+        sa.bindparam('b_rules', expanding=True))).order_by(table.c.id)
+
+
+#: The conditions, and the actions, of the rules in ``b_rules``.
+CHILDREN = {table.name: _children_of(table) for table in (CONDITIONS, ACTIONS)}
+
+
 def create(conn: sa.Connection, rule: dict[str, Any]) -> dict[str, Any]:
     """Insert a validated rule dict.
 
@@ -159,24 +170,28 @@ def _load(conn: sa.Connection,
 
 
 def _by_rule(conn: sa.Connection, table: sa.Table,
-             uuids: list[str]) -> dict[str, list[sa.Row[Any]]]:
-    result: dict[str, list[sa.Row[Any]]] = {}
+             uuids: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The rows of ``table`` (by column name) of each rule of ``uuids``."""
+    result: dict[str, list[dict[str, Any]]] = {}
     if uuids:
-        query = sa.select(table).where(table.c.rule.in_(uuids)).order_by(
-            table.c.id)
-        for row in conn.execute(query):
-            result.setdefault(row.rule, []).append(row)
+        columns = tuple(table.c.keys())
+        for row in prepared.rows(conn, CHILDREN[table.name],
+                                 {'b_rules': uuids}):
+            child = dict(zip(columns, row))
+            result.setdefault(child['rule'], []).append(child)
     return result
 
 
-def _as_dict(rule: Mapping[Any, Any], conditions: Iterable[sa.Row[Any]],
-             actions: Iterable[sa.Row[Any]]) -> dict[str, Any]:
+def _as_dict(rule: Mapping[Any, Any],
+             conditions: Iterable[Mapping[str, Any]],
+             actions: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     return {'uuid': rule['uuid'], 'description': rule['description'],
             'scope': rule['scope'],
-            'conditions': [dict(json.loads(c.params), op=c.op, field=c.field,
-                                multiple=c.multiple, invert=c.invert)
+            'conditions': [dict(json.loads(c['params']), op=c['op'],
+                                field=c['field'], multiple=c['multiple'],
+                                invert=c['invert'])
                            for c in conditions],
-            'actions': [dict(json.loads(a.params), action=a.action)
+            'actions': [dict(json.loads(a['params']), action=a['action'])
                         for a in actions]}
 
 

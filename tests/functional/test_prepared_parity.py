@@ -69,6 +69,27 @@ def test_every_rule_read_on_the_driver_equals_the_rules_sqlalchemy_reads(
     assert [r['scope'] for r in listed] == ['s1', 's0', 's2']
 
 
+def test_rules_conditions_and_actions_read_on_the_driver_are_those_written(
+        engine):
+    rules = [{'uuid': '%s%d' % (UUID[:-1], index), 'description': 'd',
+              'scope': None,
+              'conditions': [{'op': 'eq', 'field': 'memory_mb',
+                              'multiple': 'any', 'invert': index == 0,
+                              'value': 1024 * (index + 1)},
+                             {'op': 'gt', 'field': 'cpus', 'multiple': 'all',
+                              'invert': False, 'value': index}],
+              'actions': [{'action': 'fail', 'message': 'm%d' % index}]}
+             for index in range(2)]
+    with engine.begin() as conn:
+        for rule in rules:
+            rules_db.create(conn, rule)
+        listed = rules_db.list_all(conn)
+    assert [(r['conditions'], r['actions']) for r in listed] == [
+        (r['conditions'], r['actions']) for r in rules]
+    assert [type(c['invert']) for r in listed for c in r['conditions']] == [
+        bool] * 4
+
+
 def test_one_lookup_attribute_is_written_on_the_driver_as_a_list_is(engine):
     with engine.begin() as conn:
         prepared.rowcount(conn, sql.INSERT_NODE, _node())
