@@ -76,6 +76,14 @@ def rows(conn: sa.Connection, statement: ClauseElement,
     return [_convert(plan.results, row) for row in fetched]
 
 
+def mappings(conn: sa.Connection, statement: ClauseElement,
+             params: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Run a read; every row, as dicts of column keys."""
+    plan, fetched = _execute(conn, statement, params, _all)
+    return [dict(zip(plan.keys, _convert(plan.results, row)))
+            for row in fetched]
+
+
 def first(conn: sa.Connection, statement: ClauseElement,
           params: Mapping[str, Any]) -> dict[str, Any] | None:
     """The first row as a dict of column keys, or None."""

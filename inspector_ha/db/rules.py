@@ -82,13 +82,11 @@ ACTIONS = cast(sa.Table, RuleAction.__table__)
 #: Every rule, oldest first (the order they are evaluated in); read at
 #: each processing, so on the prepared path.
 EVERY_RULE = sa.select(RULES).order_by(RULES.c.created_at, RULES.c.uuid)
-#: The names of its columns, in the order :data:`EVERY_RULE` reads them.
-_RULE_COLUMNS = tuple(RULES.c.keys())
 
 
 def _children_of(table: sa.Table) -> sa.Select[Any]:
-    """The rows of ``table`` of the rules in ``b_rules``, in the order
-    they were given."""
+    """The rows of ``table`` of the rules in ``b_rules``, by id (the
+    order each rule's conditions or actions were given in)."""
     return sa.select(table).where(table.c.rule.in_(
         sa.bindparam('b_rules', expanding=True))).order_by(table.c.id)
 
@@ -154,8 +152,7 @@ def get(conn: sa.Connection, uuid: str) -> dict[str, Any]:
 
 def list_all(conn: sa.Connection) -> list[dict[str, Any]]:
     """Every rule, oldest first (the order they are evaluated in)."""
-    return _load(conn, [dict(zip(_RULE_COLUMNS, row))
-                        for row in prepared.rows(conn, EVERY_RULE, {})])
+    return _load(conn, prepared.mappings(conn, EVERY_RULE, {}))
 
 
 def _load(conn: sa.Connection,
@@ -174,10 +171,8 @@ def _by_rule(conn: sa.Connection, table: sa.Table,
     """The rows of ``table`` (by column name) of each rule of ``uuids``."""
     result: dict[str, list[dict[str, Any]]] = {}
     if uuids:
-        columns = tuple(table.c.keys())
-        for row in prepared.rows(conn, CHILDREN[table.name],
-                                 {'b_rules': uuids}):
-            child = dict(zip(columns, row))
+        for child in prepared.mappings(conn, CHILDREN[table.name],
+                                       {'b_rules': uuids}):
             result.setdefault(child['rule'], []).append(child)
     return result
 
