@@ -88,6 +88,13 @@ def _too_deep(raw):
         itertools.accumulate(map(_STEP.__getitem__, brackets))) > MAX_DEPTH
 
 
+#: What starts a ``\uXXXX`` escape. Text decoded from UTF-8 (strictly)
+#: holds no surrogate, and the decoder refuses a control character in a
+#: string: a NUL or a lone surrogate only comes from such an escape, so
+#: bytes without one need no :func:`_check_values`.
+_ESCAPE = b'\\u'
+
+
 def _check_values(value):
     """:raises Invalid: a string or key that cannot be stored. Without
     recursion."""
@@ -141,7 +148,8 @@ def decode(raw):
         raise
     except (ValueError, RecursionError) as exc:
         raise Invalid(str(exc)) from None
-    _check_values(value)
+    if not isinstance(raw, bytes) or _ESCAPE in raw:
+        _check_values(value)
     return value
 
 

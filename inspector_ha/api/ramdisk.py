@@ -7,6 +7,8 @@ another type is a 400 naming the field, before any hook runs, so no
 hook meets a string where it expects an object.
 """
 
+import functools
+
 from inspector_ha.api import body
 
 STR = (str,)
@@ -54,38 +56,103 @@ PAYLOAD = {
 
 def check(data):
     """:raises body.Invalid: a known field of the wrong type."""
-    _check(data, PAYLOAD, '')
+    try:
+        _CHECK_PAYLOAD(data)
+    except _Wrong as wrong:
+        raise body.Invalid('%s must be %s, not %s' % (
+            wrong.path() or 'the payload',
+            ' or '.join(_TYPE_NAMES[t] for t in wrong.types),
+            _TYPE_NAMES.get(type(wrong.value), type(wrong.value).__name__)
+        )) from None
 
 
-def _check(value, spec, path):
-    if isinstance(spec, tuple) and spec and isinstance(spec[0], (dict,
-                                                                 list)):
+class _Wrong(Exception):
+    """A value of a type its spec does not allow; each enclosing object
+    or array adds its key or index on the way out, so that a payload of
+    the right shape builds no path at all."""
+
+    def __init__(self, value, types):
+        super().__init__()
+        self.value = value
+        self.types = types
+        self.parts = []
+
+    def path(self):
+        text = ''
+        for part in reversed(self.parts):
+            if isinstance(part, int):
+                text += '[%d]' % part
+            else:
+                text += '.%s' % part if text else part
+        return text
+
+
+def _compiled(spec):
+    """A function that raises :class:`_Wrong` where a value does not
+    match ``spec``: an object's fields by name, an array's items, or a
+    tuple of types (a tuple of one object or array spec is that spec)."""
+    if isinstance(spec, tuple) and _nested(spec):
         spec = spec[0]
     if isinstance(spec, dict):
-        _expect(value, DICT, path)
-        for key, sub in spec.items():
-            if value.get(key) is not None:
-                _check(value[key], sub, _join(path, key))
-    elif isinstance(spec, list):
-        _expect(value, LIST, path)
-        for index, item in enumerate(value):
-            if item is not None:
-                _check(item, spec[0], '%s[%d]' % (path, index))
-    else:
-        _expect(value, spec, path)
+        return _object_checker(spec)
+    if isinstance(spec, list):
+        return _array_checker(spec[0])
+    return functools.partial(_expect, types=spec)
 
 
-def _expect(value, types, path):
+def _nested(spec):
+    """Whether a tuple spec is of one object or array spec."""
+    return isinstance(spec[0], (dict, list))
+
+
+def _object_checker(spec):
+    # NOTE: a field of plain types is checked inline (most fields are):
+    # a value of exactly one of them passes at once.
+    plain = tuple((key, frozenset(sub), sub) for key, sub in spec.items()
+                  if not _nested(sub))
+    nested = tuple((key, _compiled(sub)) for key, sub in spec.items()
+                   if _nested(sub))
+
+    def check_object(value):
+        _expect(value, DICT)
+        key = None
+        try:
+            for key, exact, types in plain:
+                item = value.get(key)
+                if item is not None and type(item) not in exact:
+                    _expect(item, types)
+            for key, check_item in nested:
+                item = value.get(key)
+                if item is not None:
+                    check_item(item)
+        except _Wrong as wrong:
+            wrong.parts.append(key)
+            raise
+    return check_object
+
+
+def _array_checker(item_spec):
+    check_item = _compiled(item_spec)
+
+    def check_array(value):
+        _expect(value, LIST)
+        index = 0
+        try:
+            for index, item in enumerate(value):
+                if item is not None:
+                    check_item(item)
+        except _Wrong as wrong:
+            wrong.parts.append(index)
+            raise
+    return check_array
+
+
+def _expect(value, types):
     # NOTE: bool is an int in Python, but not in JSON.
     if isinstance(value, bool) and bool not in types:
-        ok = False
-    else:
-        ok = isinstance(value, types)
-    if not ok:
-        raise body.Invalid('%s must be %s, not %s' % (
-            path or 'the payload', ' or '.join(_TYPE_NAMES[t] for t in types),
-            _TYPE_NAMES.get(type(value), type(value).__name__)))
+        raise _Wrong(value, types)
+    if not isinstance(value, types):
+        raise _Wrong(value, types)
 
 
-def _join(path, key):
-    return '%s.%s' % (path, key) if path else key
+_CHECK_PAYLOAD = _compiled(PAYLOAD)
