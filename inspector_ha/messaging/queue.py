@@ -96,8 +96,8 @@ class LocalPublisher:
         self._queue = transport
 
     def publish(self, request_id: str, node_uuid: str, event: str) -> None:
-        self._queue.put(objects.to_primitive(
-            objects.transition_request(request_id, node_uuid, event)))
+        self._queue.put(
+            objects.transition_request(request_id, node_uuid, event))
 
     def close(self, timeout: float = 5.0) -> None:
         """Nothing is held back."""
@@ -236,10 +236,7 @@ class Consumer:
 
     def _one(self, message: Any) -> None:
         try:
-            # NOTE: a message of this topic is a TransitionRequest.
-            request = cast(objects.TransitionRequest, objects.from_primitive(
-                message.message['payload'],
-                releases.RELEASES[releases.CURRENT]['events']))
+            request = _request_of(message.message['payload'])
         except objects.NotUnderstood as exc:
             # NOTE: a newer member sent it: another member reads it. Put
             # back before the handler counts a delivery (max_deliveries).
@@ -271,6 +268,15 @@ class Consumer:
         for thread in self._threads:
             thread.join(None if deadline is None else
                         max(0.0, deadline - time.monotonic()))
+
+
+def _request_of(payload: Any) -> objects.TransitionRequest:
+    """The request a message of this topic carries: a primitive from the
+    broker, or from this process's own queue the object itself."""
+    if isinstance(payload, objects.TransitionRequest):
+        return payload
+    return cast(objects.TransitionRequest, objects.from_primitive(
+        payload, releases.RELEASES[releases.CURRENT]['events']))
 
 
 def in_process(conf: cfg.ConfigOpts, url: str | None = None) -> bool:

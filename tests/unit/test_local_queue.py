@@ -29,7 +29,8 @@ def test_a_service_on_fake_transport_queues_its_requests_in_process(
         request_id, node = str(uuidlib.uuid4()), str(uuidlib.uuid4())
         svc.publisher.publish(request_id, node, 'start')
         message = svc.transport.listener().poll(timeout=5)
-        request = objects.from_primitive(message.message['payload'])
+        request = message.message['payload']
+        assert isinstance(request, objects.TransitionRequest)
         assert (request.request_id, request.node_uuid, request.event) == (
             request_id, node, 'start')
     finally:
