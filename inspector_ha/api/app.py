@@ -83,28 +83,13 @@ def _count(response):
     method = flask.request.method
     if method not in COUNTED_METHODS:
         method = 'other'
-    _labelled(metrics.API_REQUESTS, route, method,
-              response.status_code).inc()
+    metrics.series(metrics.API_REQUESTS, route, method,
+                   response.status_code).inc()
     began = flask.g.get('began')
     if began is not None:
-        _labelled(metrics.API_SECONDS, route, method).observe(
+        metrics.series(metrics.API_SECONDS, route, method).observe(
             time.monotonic() - began)
     return response
-
-
-#: Each metric's series by label values, as ``labels()`` gives them (it
-#: checks and converts the values under a lock on every call); no more
-#: than the metric keeps itself: routes, counted methods and status codes
-#: are bounded sets.
-_SERIES: dict = {}
-
-
-def _labelled(metric, *values):
-    key = (metric, values)
-    series = _SERIES.get(key)
-    if series is None:
-        series = _SERIES[key] = metric.labels(*values)
-    return series
 
 
 def mount(router, service, probes):

@@ -74,7 +74,7 @@ class V1:
                               self._member_id, self._data_store,
                               node.to_dict(computed=False))
         self._publish(request_id, node.id, st.START)
-        metrics.STARTED.labels('start').inc()
+        metrics.series(metrics.STARTED, 'start').inc()
         return accepted()
 
     def status(self, node_id):
@@ -190,7 +190,7 @@ class V1:
                 self._forget(uuid)
             raise
         self._publish(request_id, uuid, st.FAIL if error else st.PROCESS)
-        metrics.STARTED.labels('discovery').inc()
+        metrics.series(metrics.STARTED, 'discovery').inc()
         if error:
             raise errors.ApiError(error)
         return flask.jsonify({'uuid': uuid})

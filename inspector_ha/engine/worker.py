@@ -225,7 +225,7 @@ class Worker:
     def _log(self, request: Request, node: Node, event: str | None,
              to_state: str | None, outcome: str) -> None:
         """One ``TRANSITION`` line per attempted transition."""
-        metrics.TRANSITIONS.labels(event, outcome).inc()
+        metrics.series(metrics.TRANSITIONS, event, outcome).inc()
         LOG.info('TRANSITION %s', json.dumps({
             'request': request.id, 'node': node.uuid, 'event': event,
             'from': node.state, 'to': to_state,

@@ -154,12 +154,12 @@ class Ironic:
         if self._pacing is not None:
             func = functools.partial(self._paced, name, func)
         try:
-            with metrics.Timer(metrics.IRONIC_SECONDS.labels(name)):
+            with metrics.Timer(metrics.series(metrics.IRONIC_SECONDS, name)):
                 value = self._policy.call(func)
             result = 'ok'
             return value
         finally:
-            metrics.IRONIC_CALLS.labels(name, result).inc()
+            metrics.series(metrics.IRONIC_CALLS, name, result).inc()
 
     def _paced(self, name, func):
         with self._pacing.call(None if name in BMC_BOUND else name):
