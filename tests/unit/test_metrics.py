@@ -75,3 +75,13 @@ def test_a_worker_metrics_port_in_use_is_one_line_and_no_start(
         service_conf.set_override('listen_address', '127.0.0.1')
         assert common.serve_metrics(service_conf) is False
     assert 'Cannot serve metrics on port' in caplog.text
+
+
+def test_a_series_is_the_one_labels_gives_and_counts_in_its_metric():
+    counter = metrics.TRANSITIONS
+    series = metrics.series(counter, st.START, 'unit-test')
+    assert series is counter.labels(st.START, 'unit-test')
+    assert metrics.series(counter, st.START, 'unit-test') is series
+    before = series._value.get()
+    metrics.series(counter, st.START, 'unit-test').inc()
+    assert counter.labels(st.START, 'unit-test')._value.get() == before + 1
