@@ -101,30 +101,33 @@ def _compiled(spec):
 
 
 def _nested(spec):
-    """Whether a tuple spec is of one object or array spec."""
-    return isinstance(spec[0], (dict, list))
+    """Whether ``spec`` is of an object or an array (bare, or the one
+    element of a tuple), not a tuple of types."""
+    return isinstance(spec, (dict, list)) or (
+        isinstance(spec, tuple) and bool(spec) and
+        isinstance(spec[0], (dict, list)))
 
 
 def _object_checker(spec):
-    # NOTE: a field of plain types is checked inline (most fields are):
-    # a value of exactly one of them passes at once.
-    plain = tuple((key, frozenset(sub), sub) for key, sub in spec.items()
-                  if not _nested(sub))
-    nested = tuple((key, _compiled(sub)) for key, sub in spec.items()
-                   if _nested(sub))
+    # NOTE: in the spec's order, so that of several wrong fields the
+    # first is named; a field of plain types (most are) is checked
+    # inline, and a value of exactly one of them passes at once.
+    fields = tuple((key, _compiled(sub), None, None) if _nested(sub)
+                   else (key, None, frozenset(sub), sub)
+                   for key, sub in spec.items())
 
     def check_object(value):
         _expect(value, DICT)
         key = None
         try:
-            for key, exact, types in plain:
+            for key, check_item, exact, types in fields:
                 item = value.get(key)
-                if item is not None and type(item) not in exact:
-                    _expect(item, types)
-            for key, check_item in nested:
-                item = value.get(key)
-                if item is not None:
+                if item is None:
+                    continue
+                if check_item is not None:
                     check_item(item)
+                elif type(item) not in exact:
+                    _expect(item, types)
         except _Wrong as wrong:
             wrong.parts.append(key)
             raise

@@ -35,3 +35,8 @@ def test_a_surrogate_pair_and_other_escapes_decode():
 def test_a_body_without_escapes_decodes_as_it_was_sent():
     assert body.decode(b'{"a": ["b", {"c": "d\xc3\xa9"}]}') == {
         'a': ['b', {'c': 'd\u00e9'}]}
+
+
+def test_a_text_body_is_checked_for_a_lone_surrogate_without_an_escape():
+    with pytest.raises(body.Invalid):
+        body.decode('{"a": "\ud800"}')

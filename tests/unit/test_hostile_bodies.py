@@ -240,3 +240,12 @@ def test_unknown_fields_anywhere_are_never_a_server_error(client, extra,
         target.setdefault(key, value)
     resp = client.post('/v1/continue', json=data)
     assert resp.status_code < 500, resp.data[:500]
+
+
+def test_of_several_wrong_fields_the_first_the_spec_knows_is_named():
+    with pytest.raises(Exception, match='^inventory must be an object'):
+        ramdisk.check({'inventory': [], 'boot_interface': 5})
+    with pytest.raises(Exception, match=r'^inventory\.interfaces\[1\]\.'
+                                        r'name must be a string'):
+        ramdisk.check({'inventory': {'interfaces': [
+            {'name': 'eth0'}, {'mac_address': 5, 'name': 6}]}})
