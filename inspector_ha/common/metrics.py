@@ -151,7 +151,7 @@ def series(metric, *values):
 
 
 class Timer:
-    """``with Timer(histogram.labels(...)):`` observes the block's time."""
+    """``with Timer(series(histogram, ...)):`` observes the block's time."""
 
     def __init__(self, histogram):
         self._histogram = histogram

@@ -6,7 +6,7 @@ With that driver a consumer with nothing to take slept 50 ms at a time,
 and each message went through oslo.messaging's notifier, the driver's
 deep copy and the publisher's own thread. Here a message is the request
 object itself (:mod:`inspector_ha.messaging.objects`), not its primitive
-(about 0.13 ms of CPU to make and read again, on the 2-core benchmark
+(about 0.15 ms of CPU to make and read again, on the 2-core benchmark
 machine, and only this process reads it), put on the queue by the API's
 own thread and taken by a waiting worker thread at once. The
 guarantees are those of ``fake://``: a message lives in this process
