@@ -110,24 +110,21 @@ def _nested(spec):
 
 def _object_checker(spec):
     # NOTE: in the spec's order, so that of several wrong fields the
-    # first is named; a field of plain types (most are) is checked
-    # inline, and a value of exactly one of them passes at once.
-    fields = tuple((key, _compiled(sub), None, None) if _nested(sub)
-                   else (key, None, frozenset(sub), sub)
+    # first is named. A value of exactly one of a field's plain types
+    # (most fields have them) passes without a call; an object or an
+    # array (no exact types) always goes to its checker.
+    fields = tuple((key, _compiled(sub),
+                    frozenset() if _nested(sub) else frozenset(sub))
                    for key, sub in spec.items())
 
     def check_object(value):
         _expect(value, DICT)
         key = None
         try:
-            for key, check_item, exact, types in fields:
+            for key, check_item, exact in fields:
                 item = value.get(key)
-                if item is None:
-                    continue
-                if check_item is not None:
+                if item is not None and type(item) not in exact:
                     check_item(item)
-                elif type(item) not in exact:
-                    _expect(item, types)
         except _Wrong as wrong:
             wrong.parts.append(key)
             raise
@@ -152,9 +149,8 @@ def _array_checker(item_spec):
 
 def _expect(value, types):
     # NOTE: bool is an int in Python, but not in JSON.
-    if isinstance(value, bool) and bool not in types:
-        raise _Wrong(value, types)
-    if not isinstance(value, types):
+    if (isinstance(value, bool) and bool not in types or
+            not isinstance(value, types)):
         raise _Wrong(value, types)
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as hst
 import pytest
 
 from inspector_ha.api import app as app_mod
+from inspector_ha.api import body
 from inspector_ha.api import ramdisk
 from inspector_ha.fsm import states as st
 
@@ -243,9 +244,9 @@ def test_unknown_fields_anywhere_are_never_a_server_error(client, extra,
 
 
 def test_of_several_wrong_fields_the_first_the_spec_knows_is_named():
-    with pytest.raises(Exception, match='^inventory must be an object'):
+    with pytest.raises(body.Invalid, match='^inventory must be an object'):
         ramdisk.check({'inventory': [], 'boot_interface': 5})
-    with pytest.raises(Exception, match=r'^inventory\.interfaces\[1\]\.'
-                                        r'name must be a string'):
+    with pytest.raises(body.Invalid, match=r'^inventory\.interfaces\[1\]\.'
+                                         r'name must be a string'):
         ramdisk.check({'inventory': {'interfaces': [
             {'name': 'eth0'}, {'mac_address': 5, 'name': 6}]}})
