@@ -79,7 +79,7 @@ class LeaderLoop(threading.Thread):
     def _lead(self, epoch: int) -> None:
         self.reset.clear()
         LOG.info('Leading %s with epoch %d', self.job_name, epoch)
-        metrics.LEADER_EPOCH.labels(self.job_name).set(epoch)
+        metrics.series(metrics.LEADER_EPOCH, self.job_name).set(epoch)
         try:
             while not self._life.stop.is_set() and not self.reset.is_set():
                 began = time.monotonic()
@@ -88,7 +88,7 @@ class LeaderLoop(threading.Thread):
                 self.reset.wait(max(0.0, began + self._period
                                     - time.monotonic()))
         finally:
-            metrics.LEADER_EPOCH.labels(self.job_name).set(0)
+            metrics.series(metrics.LEADER_EPOCH, self.job_name).set(0)
 
     def _run_once(self) -> bool:
         try:

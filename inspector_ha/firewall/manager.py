@@ -248,7 +248,7 @@ class Firewall(threading.Thread):
             LOG.exception('Could not block PXE')
         else:
             metrics.PXE_OPEN.set(0)
-            metrics.PXE_LIST_SIZE.labels('whitelist').set(0)
+            metrics.series(metrics.PXE_LIST_SIZE, 'whitelist').set(0)
 
     def describe(self) -> dict[str, Any]:
         info = self.driver.describe()
@@ -259,8 +259,9 @@ class Firewall(threading.Thread):
 def _report(state: base.State) -> None:
     """The applied ``state`` as metrics: list sizes, open or not."""
     metrics.PXE_OPEN.set(1 if state.is_open else 0)
-    metrics.PXE_LIST_SIZE.labels('whitelist').set(len(state.whitelist))
-    metrics.PXE_LIST_SIZE.labels('blacklist').set(len(state.blacklist))
+    for name, macs in (('whitelist', state.whitelist),
+                       ('blacklist', state.blacklist)):
+        metrics.series(metrics.PXE_LIST_SIZE, name).set(len(macs))
 
 
 #: How many of the elected lister's periods its announced black-list
