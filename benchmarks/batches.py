@@ -260,6 +260,7 @@ def run(deployment, ironic, nodes, args):
     window.stop()
     memory = _memory(deployment['named_pids'], ironic)
     disks.stop()
+    log('batch over after %.1f s; measuring the status reads' % detected)
     database = measure.database_per_node(deployment.get('database'),
                                          database_before, count)
     status_read_ms = sampling.status_read_cost(

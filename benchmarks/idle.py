@@ -1,10 +1,12 @@
-"""The split cluster idle: each process's CPU over a window once it has
+"""A deployment idle: each process's CPU over a window once it has
 settled (analysis, not a test or a benchmark of a batch)::
 
-    .venv/bin/python benchmarks/idle.py [--settle 20] [--window 60]
+    .venv/bin/python benchmarks/idle.py [--settle 20] [--window 60] \
+        [--deployment split|embedded]
 
 Starts a private Ironic 39 and the benchmark's split cluster (2 APIs, 3
-workers, the shipped defaults; PostgreSQL, RabbitMQ and Redis), waits
+workers, the shipped defaults; PostgreSQL, RabbitMQ and Redis) or the
+embedded default (one process, no configuration file), waits
 ``--settle`` seconds, and prints the share of a core each process used
 over the next ``--window`` seconds: what every member's background
 (heartbeats, the group probe, the backend watch, campaigns) costs,
@@ -18,6 +20,7 @@ the tables are rewritten every 5 s, so take a window of a multiple of
 """
 
 import argparse
+import contextlib
 import os
 import pathlib
 import shutil
@@ -35,6 +38,8 @@ def parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--settle', type=float, default=20.0)
     parser.add_argument('--window', type=float, default=60.0)
+    parser.add_argument('--deployment', choices=('split', 'embedded'),
+                        default='split')
     parser.add_argument('--tables', type=pathlib.Path,
                         help='copy thread_cpu tables here (began/, ended/)')
     return parser.parse_args(argv)
@@ -46,12 +51,23 @@ def _copy_tables(tables, name):
                         dirs_exist_ok=True)
 
 
+@contextlib.contextmanager
+def _deployment(kind, ironic, workdir):
+    """``[(name, pid)]`` of the deployment's processes, while it runs."""
+    if kind == 'embedded':
+        with batches.embedded(ironic, workdir) as (proc, _url):
+            yield [('all-in-one', proc.pid)]
+        return
+    with batches.split_cluster(ironic, workdir) as cluster:
+        yield [(p.name, p.pid) for p in cluster.apis + cluster.workers]
+
+
 def main(argv=None):
     args = parse(sys.argv[1:] if argv is None else argv)
     with ironic_server.Ironic() as ironic, \
             tempfile.TemporaryDirectory(prefix='inspector-ha-idle-') as tmp:
-        with batches.split_cluster(ironic, pathlib.Path(tmp)) as cluster:
-            pids = [(p.name, p.pid) for p in cluster.apis + cluster.workers]
+        with _deployment(args.deployment, ironic,
+                         pathlib.Path(tmp)) as pids:
             time.sleep(args.settle)
             _copy_tables(args.tables, 'began')
             began = time.monotonic()

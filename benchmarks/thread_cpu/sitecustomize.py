@@ -19,8 +19,10 @@ or touching ``$THREAD_CPU_DIR/clear`` starts the tables again, and
 Unlike a sampling profiler it counts CPU, not time on the stack (a
 thread waiting for PostgreSQL or for a core counts nothing), and unlike
 a tracing one it costs two clock reads per wrapped call. The tables
-include whatever the processes did after the batch (the continue burst,
-status reads): copy them when the log says the batch is done.
+include whatever the processes did after the batch (the status reads,
+then the continue burst): touch ``write`` when the log says "batch
+over", which comes before both ("batch done" comes after the status
+reads).
 
 With ``THREAD_CPU_YAPPI=1`` as well, each process is profiled by yappi
 instead (CPU clock, every thread; ``pip install yappi`` into the
