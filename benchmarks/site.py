@@ -57,6 +57,11 @@ def parse(argv):
                         help='seconds the steady costs are measured over '
                              '(600: one period of the longest periodic '
                              'listing at the defaults)')
+    parser.add_argument('--steady-after', type=float, default=0.0,
+                        help='seconds to wait after the site is '
+                             'black-listed everywhere before the steady '
+                             'window (0; the members\' own first listings '
+                             'may still be paging through Ironic then)')
     parser.add_argument('--batch', type=int, default=200,
                         help='introspections run while the syncs run, '
                              'all at once (200; 0 for none)')
@@ -163,6 +168,7 @@ def _measure_site(ironic, setup, began, idle_ironic_s, args):
             began)
         batches.log('every host black-listed the site after %.1f s' %
                     result['first_blacklist_s'])
+        time.sleep(args.steady_after)
         result['steady'] = steady(ironic, setup, args.window, idle_ironic_s)
         batches.log('steady: Ironic +%.1f%% of one core' %
                     result['steady']['ironic_cpu_pct_of_one_core'])
@@ -204,7 +210,8 @@ def _meta(args, argv):
             'ironic_version': run.ironic_version(),
             'nodes_in_ironic': args.nodes,
             'ports_in_ironic': args.nodes * args.ports_per_node,
-            'window_s': args.window, 'batch': args.batch,
+            'window_s': args.window, 'steady_after_s': args.steady_after,
+            'batch': args.batch,
             'periods': site_report.periods(),
             'ironic_power_sync_off': True}
 
