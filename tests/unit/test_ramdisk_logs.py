@@ -3,6 +3,7 @@
 logs that are not base64 are dropped and the data still processed."""
 
 import base64
+import gzip
 import io
 import json
 import logging
@@ -23,8 +24,11 @@ MAC = '52:54:00:10:00:01'
 
 
 def _tar_gz():
+    """The same logs blob at every call (gzip's header time fixed at 0,
+    not the current second)."""
     out = io.BytesIO()
-    with tarfile.open(fileobj=out, mode='w:gz') as tar:
+    with gzip.GzipFile(fileobj=out, mode='wb', mtime=0) as packed, \
+            tarfile.open(fileobj=packed, mode='w') as tar:
         body = b'journal line\n'
         info = tarfile.TarInfo('journal')
         info.size = len(body)
