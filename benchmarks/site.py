@@ -7,8 +7,8 @@ black-listed on every host (guarantee F4), and a batch of
 introspections while it all runs.
 
     .venv/bin/python benchmarks/site.py [--nodes N] [--ports-per-node P]
-                                        [--window S] [--batch B]
-                                        [--out FILE]
+                                        [--window S] [--steady-after S]
+                                        [--batch B] [--out FILE]
 
 Ironic (all-in-one, SQLite) starts from a copy of a site database built
 once and kept in ``--cache`` (not measured: one node and its ports are
