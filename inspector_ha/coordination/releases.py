@@ -42,9 +42,15 @@ RELEASES: dict[str, dict[str, Any]] = {
         'events': ('start', 'wait', 'process', 'finish', 'error',
                    'timeout', 'abort', 'abort_end', 'reapply', 'delete'),
     },
+    '0.3.0': {
+        'objects': {'TransitionRequest': '1.1', 'WhitelistChange': '1.0',
+                    'BlacklistChange': '1.0', 'BlacklistSnapshot': '1.0'},
+        'events': ('start', 'wait', 'process', 'finish', 'error',
+                   'timeout', 'abort', 'abort_end', 'reapply', 'delete'),
+    },
 }
 OLDEST = '0.1.0'
-CURRENT = '0.2.0'
+CURRENT = '0.3.0'
 #: Seconds for which a look of :class:`Releases` may take the versions an
 #: earlier look read, while the group's members are the same: a member's
 #: version never changes while it lives, but its id (``host.pid``) may

@@ -10,18 +10,20 @@ import servers
 import cluster as cluster_mod
 
 
-def start(tmp_path, ironic_url, **options):
-    """Start ``inspector-ha`` with no config file; ``options`` are extra
-    environment settings such as ``OS_WORKER__REBOOT_THROTTLE='5'``."""
+def start(tmp_path, ironic_url, bindir=cluster_mod.BIN, log='aio.log',
+          **options):
+    """Start ``inspector-ha`` of ``bindir`` with no config file;
+    ``options`` are extra environment settings such as
+    ``OS_WORKER__REBOOT_THROTTLE='5'``."""
     env = dict(os.environ, INSPECTOR_HA_STATE=str(tmp_path / 'state'),
                INSPECTOR_HA_IRONIC_URL=ironic_url,
                OS_DEFAULT__LISTEN_PORT=str(backends.free_port()),
                OS_API__DRAIN_TIME='0', **options)
     env.pop('INSPECTOR_HA_CONFIG_FILE', None)
-    log = open(tmp_path / 'aio.log', 'w+')
-    proc = subprocess.Popen([cluster_mod.BIN / 'inspector-ha'], env=env,
-                            stdout=subprocess.PIPE, stderr=log, text=True)
+    stderr = open(tmp_path / log, 'w+')
+    proc = subprocess.Popen([bindir / 'inspector-ha'], env=env,
+                            stdout=subprocess.PIPE, stderr=stderr, text=True)
     line = proc.stdout.readline()
     match = re.search(r'listening on (http://\S+?)/?$', line.strip())
-    assert match, line + servers.log_tail(tmp_path / 'aio.log')
+    assert match, line + servers.log_tail(tmp_path / log)
     return proc, match.group(1)

@@ -55,6 +55,7 @@ class Grenade:
             'SAVE_DIR': str(self.workdir / 'save'),
             'SERVICE_DIR': str(self.services),
             'INSPECTOR_HA_TARGET_BIN': str(cluster_mod.BIN),
+            'INSPECTOR_HA_INSTALLED_BIN': str(bindir),
             'INSPECTOR_HA_CONF_DIR': str(self.conf_dir),
             'INSPECTOR_HA_PORT': str(self.port),
             'INSPECTOR_HA_PYTHON': str(cluster_mod.BIN / 'python'),

@@ -1,8 +1,11 @@
 """The previous release (``upgrade/previous-release``), built once from
 git into a venv of its own, unmodified: what N-1 really is.
 
-Its wheel has no ``migrations/`` (0.1.0 kept them at the top of the
-source tree), so it is an editable install of ``git archive <commit>``.
+It is an editable install of ``git archive <commit>``: no wheel is
+built, so no network is needed for build requirements. A release whose
+``setup.py`` maps the top-level ``migrations/`` to the package
+``inspector_ha.migrations`` (0.2.0 on) gets that mapping as a symbolic
+link in its source tree; 0.1.0 read ``migrations/`` where it lay.
 The venv borrows this checkout's installed dependencies through a
 ``.pth`` line after its own site-packages, so building it needs no
 network and takes seconds; its own ``inspector-ha`` distribution comes
@@ -52,6 +55,7 @@ def _build(home, commit):
     archive = subprocess.run(['git', '-C', str(ROOT), 'archive', commit],
                              check=True, capture_output=True).stdout
     subprocess.run(['tar', '-x', '-C', str(src)], input=archive, check=True)
+    _map_migrations(src)
     subprocess.run([sys.executable, '-m', 'venv', '--without-pip',
                     str(venv)], check=True)
     purelib = pathlib.Path(subprocess.run(
@@ -62,8 +66,24 @@ def _build(home, commit):
     # NOTE: after its own site-packages: this checkout's dependencies
     # (a .pth line adds the directory but runs none of its .pth files, so
     # this checkout's own editable inspector_ha is not importable there).
-    (purelib / 'zz-dependencies.pth').write_text(
-        sysconfig.get_paths()['purelib'] + '\n')
+    ours = pathlib.Path(sysconfig.get_paths()['purelib'])
+    (purelib / 'zz-dependencies.pth').write_text(str(ours) + '\n')
+    # NOTE: the test plugins (tests/plugins/*) are editable installs whose
+    # entry points the release sees in this checkout's metadata: their own
+    # .pth lines make them importable too, run after the line above (their
+    # finders are in this checkout's site-packages).
+    for pth in ours.glob('__editable__.*.pth'):
+        if not pth.name.startswith('__editable__.inspector_ha-'):
+            (purelib / ('zzz-' + pth.name)).write_text(pth.read_text())
+
+
+def _map_migrations(src):
+    """What the release's ``setup.py`` ``package_dir`` does for a wheel:
+    ``migrations/`` importable as ``inspector_ha.migrations``."""
+    setup_py = src / 'setup.py'
+    if setup_py.exists() and "'inspector_ha.migrations'" in \
+            setup_py.read_text():
+        (src / 'inspector_ha' / 'migrations').symlink_to('../migrations')
 
 
 def _install_editable(src, bindir, purelib):

@@ -1,17 +1,21 @@
 """A rolling upgrade from the previous release with introspections in
-flight: 2 APIs behind HAProxy and 3 workers of the previous release
-(built from git, unmodified) on RabbitMQ quorum queues, Redis and
-PostgreSQL, with a real Ironic. Expand; replace the workers one at a time
-(both releases take requests from the same queue for over 60 s); replace
-the APIs one at a time; unpin; online data migrations; contract. Starts
-and ramdisk posts keep coming throughout; every introspection finishes,
-none stuck or dead-lettered, and the fault suite's history checker finds
-no transition applied twice."""
+flight: 2 APIs behind the shipped HAProxy file and 3 workers of the
+previous release (built from git, unmodified) on RabbitMQ quorum queues,
+Redis and PostgreSQL, with a real Ironic. Expand; one worker upgraded
+(pinned) and rolled back to the previous release while the batch runs;
+replace the workers one at a time (both releases take requests from the
+same queue for over 60 s); replace the APIs one at a time; unpin; online
+data migrations; contract. Starts and ramdisk posts keep coming
+throughout; every introspection finishes, none stuck or dead-lettered,
+and the fault suite's history checker finds no transition applied
+twice."""
 
 import threading
 import time
 
 import sqlalchemy as sa
+
+from inspector_ha.coordination import releases
 
 import backends
 import haproxy as haproxy_mod
@@ -23,7 +27,8 @@ import harness as harness_mod  # noqa: I100 (tests/fault, put on the path)
 import history as history_mod
 
 MIXED_SECONDS = 60
-PINNED = {'DEFAULT': {'pin_release_version': '0.1.0'}}
+OLD_RELEASE = previous.release()[0]
+PINNED = {'DEFAULT': {'pin_release_version': OLD_RELEASE}}
 CONF = {
     'DEFAULT': {'clean_up_period': 5},
     'worker': {'pool_size': 2, 'redrive_after': 5, 'redrive_period': 1,
@@ -73,6 +78,21 @@ def _states(run, uuids):
         'SELECT uuid, state FROM nodes') if r.uuid in uuids}
 
 
+def _roll_one_worker_back(run, old_bin):
+    """Upgrade one worker, pinned as doc/upgrade.md says, wait until it
+    has committed a transition, then roll it back to the previous
+    release."""
+    cluster = run.cluster
+    cluster.bindir = upgrade_cluster.NEW
+    upgraded = cluster.replace(cluster.live(cluster.workers)[0], PINNED)
+    backends.wait_for(lambda: run.query(
+        'SELECT 1 FROM transitions WHERE actor LIKE :name',
+        name=upgraded.name + '%'), 90, interval=0.5,
+        message='the upgraded worker committed no transition')
+    cluster.bindir = old_bin
+    cluster.replace(upgraded, {})
+
+
 def test_a_rolling_upgrade_with_introspections_in_flight_fails_none(
         tmp_path, pg_url, rabbit_url, redis_url, ironic):
     old_bin = previous.build()
@@ -92,10 +112,7 @@ def test_a_rolling_upgrade_with_introspections_in_flight_fails_none(
             upgrade_cluster.wait_started(cluster.add_worker())
         for _ in range(2):
             upgrade_cluster.wait_started(cluster.add_api())
-        # NOTE: 0.1.0 has no /healthcheck: while its APIs serve, HAProxy
-        # checks GET / (doc/upgrade.md says so).
-        proxy = haproxy_mod.HAProxy(cluster.api_urls,
-                                    health_path='/').start()
+        proxy = haproxy_mod.HAProxy(cluster.api_urls).start()
         driver = harness_mod.Driver(proxy.url)
 
         def play(uuids_):
@@ -113,9 +130,10 @@ def test_a_rolling_upgrade_with_introspections_in_flight_fails_none(
         stream = _Stream(driver, streamed)
         play(streamed)
         stream.start()
+        _roll_one_worker_back(run, old_bin)
         cluster.bindir = upgrade_cluster.NEW
         mixed_since = time.monotonic()
-        for index, old in enumerate(list(cluster.workers)):
+        for index, old in enumerate(cluster.live(cluster.workers)):
             if index:
                 # NOTE: pacing, not an assertion: both releases consume
                 # the same queue for MIXED_SECONDS before the last goes.
@@ -126,9 +144,9 @@ def test_a_rolling_upgrade_with_introspections_in_flight_fails_none(
                 play(held)
                 code, checks = cluster.upgrade_check()
                 assert code == 1 and checks['Member versions'][0] == 1
-                assert '0.1.0' in checks['Member versions'][1]
-                assert '0.2.0' in checks['Member versions'][1]
-        for old in list(cluster.apis):
+                assert OLD_RELEASE in checks['Member versions'][1]
+                assert releases.CURRENT in checks['Member versions'][1]
+        for old in cluster.live(cluster.apis):
             cluster.replace(old, PINNED)
         # Unpin: every member restarts without the pin, one at a time.
         for proc in cluster.live(cluster.workers) + cluster.live(

@@ -1,6 +1,9 @@
 """The effective release: the lowest of the live members and the pin."""
 
+import configparser
 import json
+import pathlib
+import re
 import time
 
 from inspector_ha.coordination import membership
@@ -223,3 +226,32 @@ def test_a_gate_that_could_not_see_the_members_counts_a_firewall():
     assert not _asked_after_a_look(gate, now, 2)
     group.while_listing = gate.forget
     assert _asked_after_a_look(gate, now, 2)
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _previous_release():
+    parser = configparser.ConfigParser()
+    parser.read(ROOT / 'upgrade' / 'previous-release')
+    return parser['previous']['version'], parser['previous']['commit']
+
+
+def test_the_package_the_previous_release_and_the_grenade_base_agree():
+    setup = configparser.ConfigParser(interpolation=None)
+    setup.read(ROOT / 'setup.cfg')
+    assert setup['metadata']['version'] == releases.CURRENT
+    known = sorted(releases.RELEASES,
+                   key=lambda r: tuple(int(n) for n in r.split('.')))
+    assert known[-1] == releases.CURRENT
+    version, commit = _previous_release()
+    assert known[-2] == version
+    assert re.fullmatch('[0-9a-f]{40}', commit)
+    settings = (ROOT / 'devstack' / 'upgrade' / 'settings').read_text()
+    assert 'INSPECTOR_HA_BASE_REF:-%s}' % version in settings
+
+
+def test_the_pin_takes_the_previous_release_and_lowers_to_it():
+    version, _ = _previous_release()
+    assert releases.lowest([releases.CURRENT], pin=version) == version
+    assert releases.object_version_in(version, 'TransitionRequest')

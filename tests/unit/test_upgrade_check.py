@@ -9,9 +9,13 @@ import sys
 from tooz import coordination
 
 from inspector_ha.coordination import membership
+from inspector_ha.coordination import releases
 from inspector_ha.db import migration
 
 BIN = pathlib.Path(sys.executable).parent
+#: The release before this one.
+PREVIOUS = sorted(releases.RELEASES, key=lambda r: tuple(
+    int(n) for n in r.split('.')))[-2]
 
 
 def _conf(tmp_path, url, pin=None):
@@ -53,10 +57,11 @@ def test_a_0_1_0_schema_warns_that_expand_is_pending(tmp_path):
 def test_mixed_members_and_a_pending_contract_are_named(tmp_path):
     url = 'sqlite:///%s' % (tmp_path / 'db.sqlite')
     migration.upgrade(url, migration.EXPAND)
-    conf = _conf(tmp_path, url, pin='0.1.0')
+    conf = _conf(tmp_path, url, pin=PREVIOUS)
     backend = 'file://%s' % (tmp_path / 'coordination')
     members = []
-    for name, version in ((b'old-1', '0.1.0'), (b'new-1', '0.2.0')):
+    for name, version in ((b'old-1', PREVIOUS),
+                          (b'new-1', releases.CURRENT)):
         member = coordination.get_coordinator(backend, name)
         member.start(start_heart=True)
         try:
@@ -70,11 +75,12 @@ def test_mixed_members_and_a_pending_contract_are_named(tmp_path):
         code, checks = check(conf)
         assert code == 1
         assert checks['Member versions'][0] == 1
-        assert 'old-1: 0.1.0' in checks['Member versions'][1]
-        assert 'new-1: 0.2.0' in checks['Member versions'][1]
+        assert 'old-1: %s' % PREVIOUS in checks['Member versions'][1]
+        assert 'new-1: %s' % releases.CURRENT in checks['Member versions'][1]
         assert checks['Contract migrations'][0] == 0
         assert "['old-1']" in checks['Contract migrations'][1]
-        assert checks['Release pin'] == (0, 'pin_release_version = 0.1.0.')
+        assert checks['Release pin'] == (
+            0, 'pin_release_version = %s.' % PREVIOUS)
         members[0].leave_group(membership.GROUP).get()
         code, checks = check(conf)
         assert checks['Contract migrations'][0] == 1
