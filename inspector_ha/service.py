@@ -22,6 +22,7 @@ from inspector_ha.coordination import membership
 from inspector_ha.coordination import releases
 from inspector_ha.coordination import tooz_backend
 from inspector_ha.db import api as db_api
+from inspector_ha.engine import claims
 from inspector_ha.engine import leadership
 from inspector_ha.engine import periodic
 from inspector_ha.engine import tasks
@@ -144,7 +145,10 @@ class Service:
                   else self.ironic.paced(self.pacing))
         return tasks.Tasks(ironic, self.store, self.announce_whitelist,
                            self.throttle, self.pipeline, self.data_store,
-                           self.conf)
+                           self.conf, claims=claims.Claims(
+                               store=self.store,
+                               window=self.conf.coordination.lease_timeout,
+                               stop=self.lifecycle.stop))
 
     def worker(self):
         """A worker: its ``handle`` takes one delivered request."""

@@ -17,7 +17,7 @@ import datetime
 import json
 import uuid as uuidlib
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import sqlalchemy as sa
 
@@ -160,25 +160,78 @@ def _update_open(conn: sa.Connection, request_id: str,
 CLAIMED, TAKEN, STALE = 'claimed', 'taken', 'stale'
 
 
-def claim_once(conn: sa.Connection, node: models.Node,
-               effect: str) -> str:
+class Claimed(NamedTuple):
+    """What :func:`claim` found."""
+
+    #: :data:`CLAIMED`, :data:`TAKEN` or :data:`STALE`.
+    outcome: str
+    #: When an earlier delivery last stamped the claim (:data:`TAKEN`).
+    previous: datetime.datetime | None
+    #: This delivery's stamp of the claim: a number each stamp raises,
+    #: the fence of :func:`renew_claim` (None when :data:`STALE`).
+    stamp: int | None
+
+
+def claim(conn: sa.Connection, node: models.Node, effect: str) -> Claimed:
     """Claim ``effect`` (a side effect such as a power-on) of ``node``'s
     attempt for the delivery that wrote ``node``.
 
-    :returns: ``CLAIMED``; ``TAKEN`` if an earlier delivery claimed it;
-        ``STALE`` if the node moved on since (this delivery woke up after
-        another took over: it must not act at all).
+    ``CLAIMED``; ``TAKEN`` if an earlier delivery claimed it (this
+    delivery stamps the claim as its own, and is told when the earlier
+    one last stamped it); ``STALE`` if the node moved on since (this
+    delivery woke up after another took over: it must not act at all).
 
     The claim is a closed ledger row added by :func:`add_once`, like the
-    periodic timeout requests.
+    periodic timeout requests; its ``deliveries`` count its stamps and
+    its ``updated_at`` is when it was last stamped.
     """
-    current = prepared.rows(conn, sql.NODE_FOR_UPDATE,
-                            {'b_uuid': node.uuid})
-    if current != [(node.state, node.generation)]:
-        return STALE
+    if not _latest(conn, node):
+        return Claimed(STALE, None, None)
     row = add_once(conn, node.uuid, effect, node.attempt, status=DONE,
                    detail=CLAIMED)
-    return TAKEN if row is None else CLAIMED
+    if row is not None:
+        return Claimed(CLAIMED, None, 0)
+    previous, stamp = _stamp(conn, _once_id(node.uuid, effect, node.attempt))
+    return Claimed(TAKEN, previous, stamp)
+
+
+def claim_once(conn: sa.Connection, node: models.Node,
+               effect: str) -> str:
+    """The outcome of :func:`claim`."""
+    return claim(conn, node, effect).outcome
+
+
+def renew_claim(conn: sa.Connection, node: models.Node, effect: str,
+                stamp: int) -> int | None:
+    """Stamp the claim again for the delivery whose stamp is ``stamp``:
+    its new stamp, or None if the node moved on or another delivery
+    stamped the claim since (it took the effect over)."""
+    if not _latest(conn, node):
+        return None
+    claim_id = _once_id(node.uuid, effect, node.attempt)
+    if prepared.scalar(conn, sql.DELIVERIES, {'b_id': claim_id}) != stamp:
+        return None
+    return _stamp(conn, claim_id)[1]
+
+
+def _latest(conn: sa.Connection, node: models.Node) -> bool:
+    """Whether ``node`` (as read by this delivery) is the node's latest
+    write, locking its row until the transaction ends."""
+    current = prepared.rows(conn, sql.NODE_FOR_UPDATE,
+                            {'b_uuid': node.uuid})
+    return current == [(node.state, node.generation)]
+
+
+def _stamp(conn: sa.Connection, claim_id: str
+           ) -> tuple[datetime.datetime | None, int]:
+    """Stamp a claim (called under its node's row lock): when it was
+    stamped before, and its new stamp."""
+    previous = prepared.first(conn, sql.CLAIM_STAMPED, {'b_id': claim_id})
+    stamp = (previous['deliveries'] if previous else 0) + 1
+    prepared.rowcount(conn, sql.UPDATE_REQUEST, {
+        'b_id': claim_id, 'deliveries': stamp,
+        'updated_at': timeutils.utcnow()})
+    return (previous['updated_at'] if previous else None), stamp
 
 
 def count_delivery(conn: sa.Connection, request_id: str) -> int:

@@ -90,6 +90,9 @@ COUNT_DELIVERY = UPDATE_REQUEST.values(deliveries=_request.deliveries + 1)
 COUNT_DELIVERY_RETURNING = COUNT_DELIVERY.returning(_request.deliveries)
 DELIVERIES = sa.select(_request.deliveries).where(
     _request.id == sa.bindparam('b_id'))
+#: A claim's stamp (its ``deliveries``) and when it was stamped.
+CLAIM_STAMPED = sa.select(_request.deliveries, _request.updated_at).where(
+    _request.id == sa.bindparam('b_id'))
 _OF_ATTEMPT = (_request.node_uuid == sa.bindparam('b_uuid'),
                _request.event == sa.bindparam('b_event'),
                _request.attempt == sa.bindparam('b_attempt'))

@@ -30,6 +30,7 @@ from inspector_ha.processing import changes as changes_mod
 from inspector_ha.processing import pipeline as pipeline_mod
 from inspector_ha.processing import ramdisk_logs
 from inspector_ha.rules import engine as rules
+from inspector_ha.engine import claims as claims_mod
 from inspector_ha.engine import prepared as prepared_mod
 from inspector_ha.engine import throttle as throttle_mod
 
@@ -49,15 +50,16 @@ class Tasks:
 
     ``announce(op, uuid, macs)`` tells the firewall party about a node's
     MACs; ``throttle`` is the reboot throttle; ``conf`` is read for its
-    ``[processing]`` group.
+    ``[processing]`` group; ``claims`` fence the power calls.
     """
 
     def __init__(self, ironic: ironic_client.Ironic, store: db_api.Store,
                  announce: Announce, throttle: throttle_mod.RebootThrottle,
                  pipeline: pipeline_mod.Pipeline,
                  data_store: prepared_mod.DataStore,
-                 conf: Any) -> None:
+                 conf: Any, *, claims: claims_mod.Claims) -> None:
         self._ironic = ironic
+        self._claims = claims
         self._store = store
         self._announce = announce
         self._throttle = throttle
@@ -128,24 +130,37 @@ class Tasks:
         worker died or froze mid-task (D3), so the power-on is claimed in
         SQL first, only while this delivery's write is the node's latest:
         a delivery that woke up after another took over does nothing, and
-        one finding an earlier claim reboots only if Ironic shows the node
-        off (the earlier delivery died before it)."""
-        if self._claimed(node, POWER_ON, self._powered_on):
-            self._ironic.reboot(node.uuid)
+        one finding an earlier claim waits it out, then reboots only if
+        Ironic shows the node off (the earlier delivery never sent it).
+        The call is sent only within the claim's window (D3c)."""
+        claim = self._claimed(node, POWER_ON, self._powered_on)
+        if claim is not None:
+            self._fenced(node, POWER_ON, self._ironic.reboot, claim)
 
     def _claimed(self, node: models.Node, effect: str,
-                 done: Callable[[models.Node], bool]) -> bool:
-        """Whether this delivery is to perform ``effect`` (:data:`POWER_ON`
-        or :data:`POWER_OFF`) on ``node``: it claims it in SQL, once per
-        attempt; after an earlier claim, only if ``done(node)`` (Ironic's
-        view) says the effect did not happen."""
-        claim = _claim(self._store, node, effect)
-        if claim == ledger.STALE or (
-                claim == ledger.TAKEN and done(node)):
+                 done: Callable[[models.Node], bool]
+                 ) -> claims_mod.Claim | None:
+        """The claim under which this delivery is to perform ``effect``
+        (:data:`POWER_ON` or :data:`POWER_OFF`) on ``node``, or None: it
+        claims it in SQL, once per attempt; after an earlier claim (waited
+        out), only if ``done(node)`` (Ironic's view) says the effect did
+        not happen."""
+        outcome, claim = self._claims.claim(node, effect)
+        if claim is None or (outcome == ledger.TAKEN and done(node)):
             LOG.info('Not doing %s of node %s again for attempt %d: %s',
-                     effect, node.uuid, node.attempt, claim)
-            return False
-        return True
+                     effect, node.uuid, node.attempt, outcome)
+            return None
+        return claim
+
+    @staticmethod
+    def _fenced(node: models.Node, effect: str,
+                call: Callable[..., None], claim: claims_mod.Claim) -> None:
+        """``call(uuid, fence=...)`` under ``claim``; a claim lost before
+        the call was sent leaves the effect to whoever took it over."""
+        try:
+            call(node.uuid, fence=claim.check)
+        except claims_mod.Lost as exc:
+            LOG.info('Not doing %s of node %s: %s', effect, node.uuid, exc)
 
     def _powered_on(self, node: models.Node) -> bool:
         ironic_node = self._ironic.get_node(node.uuid, fields=POWER_FIELDS)
@@ -262,10 +277,11 @@ class Tasks:
         """Power off at most once per attempt (claimed in SQL like the
         power-on); a delivery finding an earlier claim powers off only if
         Ironic does not show the node off."""
-        if not self._claimed(node, POWER_OFF, self._powered_off):
+        claim = self._claimed(node, POWER_OFF, self._powered_off)
+        if claim is None:
             return
         try:
-            self._ironic.power_off(node.uuid)
+            self._fenced(node, POWER_OFF, self._ironic.power_off, claim)
         except ironic_client.Error as exc:
             # NOTE: upstream's: a node still in enroll (discovered) may
             # have no working power credentials yet.
@@ -330,13 +346,6 @@ class Tasks:
         self._pipeline.before_update(data, context)
         rules.apply(started.rules, context, data)
         return context.changes(), ironic_node
-
-
-def _claim(store: db_api.Store, node: models.Node, effect: str) -> str:
-    try:
-        return store.transaction(ledger.claim_once, node, effect)
-    except sa.exc.IntegrityError:
-        return ledger.TAKEN
 
 
 def error_for(event: str, state: str, payload: dict[str, Any]) -> str:

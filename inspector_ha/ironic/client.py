@@ -165,14 +165,19 @@ class Ironic:
         with self._pacing.call(None if name in BMC_BOUND else name):
             return func()
 
-    def _request(self, name, method, path, params=None, json=None):
+    def _request(self, name, method, path, params=None, json=None,
+                 fence=None):
         """One REST call on the baremetal endpoint (keystoneauth's: the
         same session, endpoint and microversion as ``conn.baremetal``'s
         methods) without openstacksdk's resource layer, for the calls of
         every introspection whose answer is JSON the facade reads itself;
         errors are openstacksdk's exceptions, as from its methods. Over
-        :mod:`inspector_ha.ironic.transport` where it is usable."""
+        :mod:`inspector_ha.ironic.transport` where it is usable.
+        ``fence()``, when given, is called just before each attempt is
+        sent; what it raises ends the call unsent."""
         def once():
+            if fence is not None:
+                fence()
             baremetal = self._adapter()
             transport = self._endpoint.transport
             if transport is not None:
@@ -230,15 +235,16 @@ class Ironic:
                       '/nodes/%s/management/boot_device' % uuid,
                       json={'boot_device': 'pxe', 'persistent': persistent})
 
-    def reboot(self, uuid):
-        self._power(uuid, 'rebooting')
+    def reboot(self, uuid, fence=None):
+        self._power(uuid, 'rebooting', fence)
 
-    def power_off(self, uuid):
-        self._power(uuid, 'power off')
+    def power_off(self, uuid, fence=None):
+        self._power(uuid, 'power off', fence)
 
-    def _power(self, uuid, target):
+    def _power(self, uuid, target, fence):
         self._request('set_node_power_state', 'PUT',
-                      '/nodes/%s/states/power' % uuid, json={'target': target})
+                      '/nodes/%s/states/power' % uuid, json={'target': target},
+                      fence=fence)
 
     def patch_node(self, uuid, patch, reset_interfaces=None):
         if patch:

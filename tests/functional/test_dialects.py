@@ -49,6 +49,19 @@ def test_a_claim_is_claimed_once_then_taken(store):
         ledger.TAKEN
 
 
+def test_a_claim_taken_over_is_restamped_and_its_old_stamp_refused(store):
+    uuid = '2d0c3a6e-0000-4000-8000-000000000004'
+    _started(store, uuid)
+    node = store.transaction(nodes.get, uuid)
+    first = store.transaction(ledger.claim, node, 'power-on')
+    assert (first.outcome, first.stamp) == (ledger.CLAIMED, 0)
+    again = store.transaction(ledger.claim, node, 'power-on')
+    assert (again.outcome, again.stamp) == (ledger.TAKEN, 1)
+    assert again.previous is not None
+    assert store.transaction(ledger.renew_claim, node, 'power-on', 0) is None
+    assert store.transaction(ledger.renew_claim, node, 'power-on', 1) == 2
+
+
 def test_saved_data_replaces_the_earlier_data_of_its_kind_only(store):
     uuid = '2d0c3a6e-0000-4000-8000-000000000003'
     _started(store, uuid)

@@ -1,13 +1,22 @@
 """A side effect of an attempt (the power-on) is claimed once in SQL, and
 only by the delivery whose write is the node's latest: a start redelivered
 after its worker died mid-task finds the claim, and a delivery that wakes
-up after another took over finds itself stale."""
+up after another took over finds itself stale. A claim is good for a
+window: a worker frozen between its claim and its Ironic call sends
+nothing once another took the power-on over, and the take-over waits the
+earlier claim's window out before it asks Ironic (D3c)."""
+
+import datetime
+import threading
+import types
 
 import pytest
 import sqlalchemy as sa
 
+from inspector_ha.common import timeutils
 from inspector_ha.db import nodes
 from inspector_ha.db import ledger
+from inspector_ha.engine import claims as claims_mod
 from inspector_ha.engine import tasks
 from inspector_ha.fsm import states as st
 
@@ -58,3 +67,113 @@ def test_a_claim_racing_another_loses_on_the_derived_id(store, put_node):
         ledger.add(session, uuid, tasks.POWER_ON, 1, request_id=claim_id)
     with pytest.raises(sa.exc.IntegrityError):
         store.transaction(insert_again)
+
+
+class _Clock:
+    """A monotonic clock and a wall clock a test moves: a freeze of the
+    process is time passing between two of its steps."""
+
+    def __init__(self):
+        self.now = 100.0
+        # NOTE: the claims' rows are stamped by the real wall clock.
+        self.wall = timeutils.utcnow()
+
+    def __call__(self):
+        return self.now
+
+    def utc(self):
+        return self.wall + datetime.timedelta(seconds=self.now - 100.0)
+
+    def freeze(self, seconds):
+        self.now += seconds
+
+
+class _Ironic:
+    """What the power calls reach: each sent call, its fence checked as
+    the facade checks it, just before sending."""
+
+    def __init__(self, power_state='power off'):
+        self.sent = []
+        self.power_state = power_state
+
+    def reboot(self, uuid, fence=None):
+        fence()
+        self.sent.append(('reboot', uuid))
+        self.power_state = 'power on'
+
+    def get_node(self, uuid, fields=None):
+        return types.SimpleNamespace(power_state=self.power_state,
+                                     target_power_state=None)
+
+
+def _tasks(store, clock, ironic, stop=None):
+    claims = claims_mod.Claims(store=store, window=2.0,
+                               stop=stop or threading.Event(), clock=clock,
+                               wall=clock.utc)
+    return tasks.Tasks(ironic, store, None, None, None, None, None,
+                       claims=claims)
+
+
+def test_a_worker_frozen_after_its_claim_sends_no_power_on_when_it_wakes(
+        store, put_node):
+    clock, ironic = _Clock(), _Ironic()
+    uuid = put_node(st.STARTING)
+    frozen = _node(store, uuid)
+    outcome, claim = _tasks(store, clock, ironic)._claims.claim(
+        frozen, tasks.POWER_ON)
+    assert outcome == ledger.CLAIMED
+    clock.freeze(60)
+    # Another worker takes the start over: its delivery writes the node,
+    # finds the claim and powers the node on.
+    store.transaction(_start_again, frozen)
+    _tasks(store, clock, ironic)._power_on_once(_node(store, uuid))
+    assert ironic.sent == [('reboot', uuid)]
+    # The frozen one wakes up just before its call.
+    ironic.power_state = 'power off'
+    with pytest.raises(claims_mod.Lost):
+        claim.check()
+    assert ironic.sent == [('reboot', uuid)]
+
+
+def test_a_take_over_waits_out_the_earlier_claims_window_first(
+        store, put_node):
+    clock, ironic = _Clock(), _Ironic()
+    uuid = put_node(st.STARTING)
+    first = _node(store, uuid)
+    _tasks(store, clock, ironic)._claims.claim(first, tasks.POWER_ON)
+    clock.freeze(0.5)
+    store.transaction(_start_again, first)
+    waited = []
+    stop = threading.Event()
+    stop.wait = lambda seconds: waited.append(seconds) or False
+    _tasks(store, clock, ironic, stop)._power_on_once(_node(store, uuid))
+    assert waited == [pytest.approx(2.0 + claims_mod.MARGIN - 0.5, abs=0.1)]
+    assert ironic.sent == [('reboot', uuid)]
+
+
+def test_an_old_claim_is_not_waited_for_and_a_powered_node_not_rebooted(
+        store, put_node):
+    clock, ironic = _Clock(), _Ironic(power_state='power on')
+    uuid = put_node(st.STARTING)
+    first = _node(store, uuid)
+    _tasks(store, clock, ironic)._claims.claim(first, tasks.POWER_ON)
+    clock.freeze(30)
+    store.transaction(_start_again, first)
+    stop = threading.Event()
+    stop.wait = lambda seconds: pytest.fail('waited %s s' % seconds)
+    _tasks(store, clock, ironic, stop)._power_on_once(_node(store, uuid))
+    assert ironic.sent == []
+
+
+def test_a_claim_past_its_window_is_stamped_again_while_it_is_the_latest(
+        store, put_node):
+    clock, ironic = _Clock(), _Ironic()
+    uuid = put_node(st.STARTING)
+    node = _node(store, uuid)
+    _, claim = _tasks(store, clock, ironic)._claims.claim(
+        node, tasks.POWER_ON)
+    clock.freeze(5)
+    claim.check()
+    assert claim.deadline == pytest.approx(clock.now + 2.0)
+    clock.freeze(5)
+    claim.check()
