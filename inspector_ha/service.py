@@ -10,6 +10,7 @@ first failure), its own option group, the publisher, a coordinator
 method. No component receives the service.
 """
 
+import functools
 import os
 
 from stevedore import driver
@@ -227,9 +228,24 @@ class Service:
         found = [self._leader_loop(name, period, job) for name, period, job
                  in periodic.jobs(self.conf, self.store, self.publisher,
                                   self.ironic)]
+        if self.conf.worker.take_over_period and not queue.in_process(
+                self.conf):
+            # NOTE: its runs are not logged: it runs every second, and
+            # writes (fenced) only when a member's lease lapsed. With the
+            # process's own queue (the embedded default) no other member
+            # could take anything over.
+            found.append(self._leader_loop(
+                'take_over', self.conf.worker.take_over_period,
+                functools.partial(periodic.take_over, self.store,
+                                  self.publisher, self._member_ids,
+                                  self.member_id), log_runs=False))
         if self.firewall is not None:
             found += self._firewall_leader_loops(self.conf.pxe_filter)
         return found
+
+    def _member_ids(self):
+        return [member.decode() for member in
+                self.coordinator.member_ids(membership.GROUP)]
 
     def _firewall_leader_loops(self, opts):
         """The port watcher, and with pub-sub the black-list lister.

@@ -41,7 +41,8 @@ def start(conn, uuid, manage_boot, bmc_addresses, actor, data_store,
     nodes.add_attributes(conn, uuid, lookup.BMC, bmc_addresses)
     data_store.delete(conn, uuid)
     ledger.add(conn, uuid, st.START, attempt, request_id=request_id,
-                 payload={'node': snapshot} if snapshot else None)
+               payload={'node': snapshot} if snapshot else None,
+               held_by=actor)
     return request_id
 
 
@@ -61,7 +62,7 @@ def find_and_record(conn, macs, bmcs, found, record):
     return uuid, record(conn, uuid)
 
 
-def process(conn, uuid, data, raw, data_store, early=True):
+def process(conn, uuid, data, raw, data_store, early=True, actor=None):
     """Accept ramdisk data; a retried post reuses the open request.
 
     Data that comes while the node is still ``starting`` (Ironic powered
@@ -81,14 +82,15 @@ def process(conn, uuid, data, raw, data_store, early=True):
         return None
     data_store.save(conn, uuid, raw, False)
     return ledger.add(conn, uuid, st.PROCESS, node.attempt,
-                        payload=data).id
+                      payload=data, held_by=actor).id
 
 
-def event(conn, uuid, name, payload=None):
-    """Queue ``name`` (abort, error) for the current attempt of a node."""
+def event(conn, uuid, name, payload=None, actor=None):
+    """Queue ``name`` (abort, error) for the current attempt of a node;
+    ``actor``, the API process, holds it until a worker takes it."""
     node = _existing(conn, uuid)
     return ledger.add(conn, uuid, name, node.attempt,
-                        payload=payload).id
+                      payload=payload, held_by=actor).id
 
 
 def node(conn, uuid):
@@ -149,7 +151,7 @@ def enroll(conn, uuid, data, raw, data_store, macs, bmc_addresses,
     data_store.save(conn, uuid, raw, False)
     if error:
         return ledger.add(conn, uuid, st.FAIL, attempt,
-                            payload={'error': error},
-                            request_id=request_id).id
+                          payload={'error': error},
+                          request_id=request_id, held_by=actor).id
     return ledger.add(conn, uuid, st.PROCESS, attempt, payload=data,
-                        request_id=request_id).id
+                      request_id=request_id, held_by=actor).id

@@ -83,7 +83,8 @@ class V1:
 
     def abort(self, node_id):
         uuid = self._nodes.uuid(node_id)
-        request_id = self._tx(intake.event, uuid, st.ABORT)
+        request_id = self._tx(intake.event, uuid, st.ABORT, None,
+                              self._member_id)
         self._publish(request_id, uuid, st.ABORT)
         return accepted()
 
@@ -132,7 +133,7 @@ class V1:
                    else data)
         return st.PROCESS, functools.partial(
             intake.process, data=carried, raw=raw,
-            data_store=self._data_store, early=early)
+            data_store=self._data_store, early=early, actor=self._member_id)
 
     def _lookup(self, data, record):
         """``(UUID, request id)``: the node under introspection the data

@@ -82,6 +82,13 @@ OPTS = [
     cfg.FloatOpt('redrive_period', default=15.0, min=0.0, max=3600.0,
                  help='How often to look for requests to re-drive; 0 '
                       'disables it.'),
+    cfg.FloatOpt('take_over_period', default=1.0, min=0.0, max=3600.0,
+                 help='How often the elected member looks for open '
+                      'requests held by a member whose coordination lease '
+                      'lapsed (dead, frozen or cut off) and publishes them '
+                      'again; it also looks at once whenever a member '
+                      'leaves. 0 disables it (such requests then wait for '
+                      'redrive_after).'),
     cfg.FloatOpt('reboot_throttle', default=0.0, min=0.0, max=86400.0,
                  deprecated_opts=[cfg.DeprecatedOpt('introspection_delay',
                                                     group='DEFAULT')],

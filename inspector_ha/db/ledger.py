@@ -41,11 +41,14 @@ OPEN = (PENDING, APPLIED)
 def add(conn: sa.Connection, node_uuid: str, event: str,
         attempt: int | None, payload: Any = None,
         request_id: str | None = None, status: str = PENDING,
-        detail: str | None = None) -> models.Request:
+        detail: str | None = None,
+        held_by: str | None = None) -> models.Request:
     """Insert a request, ``pending`` unless ``status`` says otherwise (a
-    closed row records a claim or a result); the row as inserted."""
+    closed row records a claim or a result), ``held_by`` the member that
+    publishes it; the row as inserted."""
     values = _values(node_uuid, event, attempt, payload, request_id,
                      status, detail)
+    values['held_by'] = held_by
     prepared.rowcount(conn, sql.INSERT_REQUEST, values)
     return models.detached(models.Request, values)
 
@@ -75,7 +78,8 @@ def _values(node_uuid: str, event: str, attempt: int | None, payload: Any,
         'event': event, 'attempt': attempt, 'status': status,
         'deliveries': 0,
         'payload': json.dumps(payload) if payload is not None else None,
-        'detail': detail, 'created_at': now, 'updated_at': now}
+        'detail': detail, 'created_at': now, 'updated_at': now,
+        'held_by': None}
 
 
 def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
@@ -234,9 +238,11 @@ def _stamp(conn: sa.Connection, claim_id: str
     return (previous['updated_at'] if previous else None), stamp
 
 
-def count_delivery(conn: sa.Connection, request_id: str) -> int:
-    """Count one more delivery; return the new count (0 if unknown)."""
-    which = {'b_id': request_id}
+def count_delivery(conn: sa.Connection, request_id: str,
+                   holder: str | None = None) -> int:
+    """Count one more delivery, by member ``holder``; return the new
+    count (0 if unknown)."""
+    which = {'b_id': request_id, 'b_holder': holder}
     if conn.dialect.update_returning:
         return prepared.scalar(conn, sql.COUNT_DELIVERY_RETURNING,
                                which) or 0
@@ -253,6 +259,29 @@ def stale(conn: sa.Connection, older_than: float,
                                            table.updated_at < cutoff)
              .order_by(table.updated_at).limit(limit))
     return [_request(row) for row in conn.execute(query)]
+
+
+def held_by_others(conn: sa.Connection, live: Iterable[str],
+                   limit: int = 500) -> list[models.Request]:
+    """Open requests held by a member not in ``live`` (its lease lapsed:
+    dead, frozen or cut off), oldest first."""
+    table = sql.REQUESTS.c
+    query = (sa.select(sql.REQUESTS).where(
+        table.status.in_(OPEN), table.held_by.is_not(None),
+        table.held_by.not_in(list(live)))
+        .order_by(table.updated_at).limit(limit))
+    return [_request(row) for row in conn.execute(query)]
+
+
+def release(conn: sa.Connection, requests: Iterable[models.Request]) -> None:
+    """Let go of requests their holder no longer holds (each still held
+    by it), so that they are published again only by the outbox's
+    re-drive if this publication is lost too."""
+    table = sql.REQUESTS
+    for request in requests:
+        conn.execute(sa.update(table).where(
+            table.c.id == request.id, table.c.held_by == request.held_by)
+            .values(held_by=None, updated_at=timeutils.utcnow()))
 
 
 def touch(conn: sa.Connection, request_ids: Iterable[str]) -> None:

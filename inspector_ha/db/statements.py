@@ -86,7 +86,8 @@ UPDATE_ATTEMPT = sa.update(REQUESTS).where(
     _request.id != sa.bindparam('b_id'))
 #: Count one more delivery of request ``b_id``; where the database has
 #: ``UPDATE ... RETURNING``, in the same round trip as reading the count.
-COUNT_DELIVERY = UPDATE_REQUEST.values(deliveries=_request.deliveries + 1)
+COUNT_DELIVERY = UPDATE_REQUEST.values(deliveries=_request.deliveries + 1,
+                                       held_by=sa.bindparam('b_holder'))
 COUNT_DELIVERY_RETURNING = COUNT_DELIVERY.returning(_request.deliveries)
 DELIVERIES = sa.select(_request.deliveries).where(
     _request.id == sa.bindparam('b_id'))

@@ -37,6 +37,26 @@ def redrive(store: db_api.Store, publisher: queue.Publishing,
         LOG.info('Re-drove %d requests', len(stale))
 
 
+def take_over(store: db_api.Store, publisher: queue.Publishing,
+              members: Callable[[], Iterable[str]], me: str,
+              fence: Fence) -> None:
+    """Publish again the open requests held by members whose lease
+    lapsed (gone from ``members()``, the member group): a worker that
+    died, froze or was cut off, or an API process that may not have
+    published what it accepted (``doc/guarantees.md`` D3c). A listing
+    without this member (``me``) is not trusted."""
+    live = set(members())
+    if me not in live:
+        return
+    if not store.transaction(ledger.held_by_others, live, 1):
+        return
+    orphans = store.transaction(_release_held, fence, live)
+    _publish(publisher, orphans)
+    for holder in sorted({r.held_by or '' for r in orphans}):
+        LOG.info('Took over %d requests of member %s, whose lease lapsed',
+                 sum(r.held_by == holder for r in orphans), holder)
+
+
 def time_out(store: db_api.Store, publisher: queue.Publishing,
              timeout: float, fence: Fence) -> None:
     """Queue a timeout request for every introspection past its time."""
@@ -89,6 +109,14 @@ def _touch_stale(conn: sa.Connection, fence: Fence,
     stale = ledger.stale(conn, older_than)
     ledger.touch(conn, [r.id for r in stale])
     return stale
+
+
+def _release_held(conn: sa.Connection, fence: Fence,
+                  live: set[str]) -> list[models.Request]:
+    fence(conn)
+    held = ledger.held_by_others(conn, live)
+    ledger.release(conn, held)
+    return held
 
 
 def _add_timeouts(conn: sa.Connection, fence: Fence,

@@ -132,7 +132,8 @@ class Worker:
         ``locked``. Read under the lock: a delivery that finished while
         this one waited for the lock has already done the work."""
         request, deliveries, node, ahead = self._store.transaction(
-            _count_delivery, request_id, locked, self._tasks.read_ahead)
+            _count_delivery, request_id, locked, self._tasks.read_ahead,
+            self._actor)
         if request is None or request.status not in ledger.OPEN:
             return True
         logctx.bind(request)
@@ -286,10 +287,11 @@ class Delivered(NamedTuple):
 
 def _count_delivery(conn: sa.Connection, request_id: str, locked: str,
                     read_ahead: Callable[[sa.Connection, Request, Node],
-                                         prepared_mod.Started | None]
-                    ) -> Delivered:
+                                         prepared_mod.Started | None],
+                    holder: str) -> Delivered:
     """The request, its deliveries, its node and what its task will read
-    (``read_ahead``); an open request's delivery is counted (a closed
+    (``read_ahead``); an open request's delivery is counted, as held by
+    ``holder`` (this worker; a closed
     one's is not: there is nothing left to do; nor is a parked one's,
     which came too early to fail, nor one of another node than
     ``locked``, which is read again under its own node's lock). Only
@@ -300,10 +302,12 @@ def _count_delivery(conn: sa.Connection, request_id: str, locked: str,
         return Delivered(request)
     node = nodes.get(conn, request.node_uuid)
     if node is None:
-        return Delivered(request, ledger.count_delivery(conn, request_id))
+        return Delivered(request, ledger.count_delivery(conn, request_id,
+                                                        holder))
     if _parked(request, node):
         return Delivered(request, 0, node)
-    return Delivered(request, ledger.count_delivery(conn, request_id),
+    return Delivered(request, ledger.count_delivery(conn, request_id,
+                                                    holder),
                      node, read_ahead(conn, request, node))
 
 

@@ -29,6 +29,7 @@ def _functional_conftest():
 
 ironic = _functional_conftest().ironic
 zookeeper = _functional_conftest().zookeeper
+etcd_url = _functional_conftest().etcd_url
 
 
 @pytest.fixture(scope='session')

@@ -8,6 +8,7 @@ time it measured (``recovery_s``, what it means is in ``measures``).
 import dataclasses
 import datetime
 import json
+import pathlib
 import random
 import signal
 import subprocess
@@ -37,10 +38,10 @@ class Fault:
 
 
 def _held_by(harness, member):
-    """Requests ``member`` applied and has not finished."""
+    """Open requests ``member`` holds: it counted their last delivery."""
     return {r.id for r in harness.query(
-        "SELECT r.id FROM requests r JOIN transitions t ON t.request_id = "
-        "r.id WHERE r.status = 'applied' AND t.actor = :m", m=member)}
+        "SELECT id FROM requests WHERE status IN ('pending', 'applied') "
+        "AND held_by = :m", m=member)}
 
 
 def _member(proc):
@@ -98,18 +99,19 @@ def kill_worker(harness, mid_batch=MID_BATCH):
                  [victim], {'held': len(held)})
 
 
-def pause_worker(harness, after=2.0, mid_batch=MID_BATCH):
-    """SIGSTOP a busy worker until its requests were taken over (so past
-    its node locks, 2 s, and its AMQP heartbeat, 4 s), ``after`` more
-    seconds, then SIGCONT: it wakes up mid-batch with stale work."""
+def pause_worker(harness, after=2.0, seconds=0.0, mid_batch=MID_BATCH):
+    """SIGSTOP a busy worker (a hung kernel, a VM paused by its
+    hypervisor: its connections stay open) until its requests were taken
+    over, ``after`` more seconds and ``seconds`` in all at least, then
+    SIGCONT: it wakes up mid-batch with stale work."""
     harness.wait_progress(mid_batch)
     victim, _ = _busy_worker(harness)
     victim.send_signal(signal.SIGSTOP)
     started = time.monotonic()
     held = _held_by(harness, _member(victim))
     try:
-        took = _taken_over(harness, held, timeout=60)
-        _pass(max(after, 6.0 - took))
+        took = _taken_over(harness, held, timeout=max(60, seconds))
+        _pass(max(after, started + seconds - time.monotonic()))
     finally:
         seen = victim.log.stat().st_size
         victim.send_signal(signal.SIGCONT)
@@ -119,6 +121,36 @@ def pause_worker(harness, after=2.0, mid_batch=MID_BATCH):
                  'moved on by another worker', took, [],
                  {'held': len(held), 'member': _member(victim),
                   'paused_s': round(time.monotonic() - started, 2)})
+
+
+def freeze_after_claim(harness, seconds=15.0):
+    """The failpoint worker stops itself right after committing its first
+    power-on claim, before the call (:mod:`harness`); once its requests
+    were taken over and ``seconds`` passed (past the claim's window),
+    SIGCONT: it must not send that power-on."""
+    victim, mark = harness.failpoint, harness.freeze_mark
+    backends.wait_for(lambda: _stopped(victim) and mark.exists(), 120,
+                      interval=0.05, message='the worker never froze after '
+                      'a claim')
+    started = time.monotonic()
+    held = _held_by(harness, _member(victim))
+    try:
+        took = _taken_over(harness, held, timeout=60)
+        _pass(started + seconds - time.monotonic())
+    finally:
+        seen = victim.log.stat().st_size
+        victim.send_signal(signal.SIGCONT)
+    _first_stale_write(victim, seen)
+    return Fault('worker frozen after its power-on claim', 'SIGSTOP (by '
+                 'itself) to its requests moved on by another worker', took,
+                 [], {'held': len(held), 'member': _member(victim),
+                      'node': mark.read_text(), 'log_from': seen})
+
+
+def _stopped(proc):
+    """Whether ``proc`` is stopped by a signal (state T)."""
+    stat = pathlib.Path('/proc/%d/stat' % proc.pid).read_text()
+    return stat.rsplit(')', 1)[1].split()[0] == 'T'
 
 
 def _first_stale_write(victim, seen, timeout=20):
@@ -267,6 +299,47 @@ def partition_worker(harness, length=40, mid_batch=MID_BATCH):
                  'worker exiting on its own', detected, [],
                  {'held': len(held), 'exit': victim.poll(),
                   'partition_s': length})
+
+
+def cut_worker(harness, seconds=30.0, mid_batch=MID_BATCH):
+    """Take the link of the cut-off worker's host down once it holds
+    requests (its process keeps running, unreachable; its connections
+    stay open), for ``seconds``, then up again: its requests move on
+    once its lease lapses, and it joins the group again (itself, or as
+    restarted by the supervisor if it gave its backends up)."""
+    victim = harness.cut_off
+    harness.wait_progress(mid_batch)
+    try:
+        backends.wait_for(lambda: _held_by(harness, _member(victim)), 20,
+                          interval=0.01)
+    except TimeoutError:
+        pass
+    harness.cutoff.cut()
+    started = time.monotonic()
+    held = _held_by(harness, _member(victim))
+    try:
+        took = _taken_over(harness, held, timeout=max(60, seconds))
+        _pass(started + seconds - time.monotonic())
+    finally:
+        harness.cutoff.heal()
+    healed = time.monotonic()
+    backends.wait_for(lambda: _host_in_group(harness, victim.prefix), 120,
+                      interval=0.5, message='no worker of the cut-off host '
+                      'joined the group again')
+    return Fault('worker cut off', 'link down to its requests moved on by '
+                 'another worker', took, [],
+                 {'held': len(held), 'member': _member(victim),
+                  'cut_s': round(healed - started, 2),
+                  'rejoined_s': round(time.monotonic() - healed, 2),
+                  'exit': victim.poll()})
+
+
+def _host_in_group(harness, prefix):
+    """Whether a live worker on the host of ``prefix`` (the victim, or
+    its restart if it gave its backends up) is in the member group."""
+    on_host = {_member(p) for p in harness.alive_workers()
+               if p.prefix == prefix}
+    return bool(on_host & set(harness.cluster.status()['members']))
 
 
 def poison(harness):

@@ -10,23 +10,29 @@ whole retry budget exits non-zero by design and is meant to be restarted.
 
 import collections
 import dataclasses
+import pathlib
+import re
 import threading
 import time
 
 import requests
 import sqlalchemy as sa
 
+from inspector_ha.conf import worker as worker_conf
+
 import backends
 from servers import log_tail
 import batch
 import cluster as cluster_mod
 import haproxy as haproxy_mod
+import cutoff as cutoff_mod
 import proxy as proxy_mod
 import ramdisk
 
 #: Settings of the cluster under fault: budgets that ride out a restart
-#: of each backend (RabbitMQ takes about 7 s), AMQP heartbeats that let
-#: the broker notice a frozen worker in seconds, and fast periodic work.
+#: of each backend (RabbitMQ takes about 7 s) and fast periodic work. The
+#: AMQP heartbeat is oslo.messaging's (60 s), as in production: a frozen
+#: worker's requests are taken over when its coordination lease lapses.
 CONF = {
     'DEFAULT': {'clean_up_period': 2},
     'worker': {'reboot_throttle': 0.2, 'redrive_after': 5,
@@ -36,9 +42,22 @@ CONF = {
     'database': {'retry_count': 10, 'retry_timeout': 0.5},
     'coordination': {'retry_count': 3, 'retry_timeout': 1},
     'periodic': {'ironic_sync_period': 5, 'data_cleanup_period': 5},
-    'oslo_messaging_rabbit': {'heartbeat_timeout_threshold': 4},
 }
 FINAL = ('finished', 'error')
+#: The fault-injection module a worker may be started with.
+FAILPOINT = pathlib.Path(__file__).resolve().parent / 'failpoint'
+
+
+def _port(url):
+    """The loopback port ``url`` names."""
+    return int(re.search(r'127\.0\.0\.1:(\d+)', url).group(1))
+
+
+def _defaults():
+    """The options the test clusters' base configuration speeds up (the
+    outbox's re-drive), back at their defaults."""
+    return {'worker': {opt.name: opt.default for opt in worker_conf.OPTS
+                       if opt.name in ('redrive_after', 'redrive_period')}}
 
 
 @dataclasses.dataclass
@@ -55,24 +74,41 @@ class Servers:
 
 class Harness:
     def __init__(self, workdir, ironic, servers, nodes=20, conf=None,
-                 proxied=False):
+                 proxied=False, defaults=False, database=None,
+                 coordination=None, cut_off=False, freeze_after=None):
+        """``defaults``: every option at its default (not :data:`CONF`)
+        but those of ``conf``; ``database`` and ``coordination`` (URLs)
+        replace the private MariaDB and Redis; ``cut_off``: the third
+        worker runs on a host that can be cut off the network
+        (:mod:`cutoff`), as :attr:`cut_off`; ``freeze_after`` (an effect
+        such as ``power-on``): the third worker stops itself right after
+        its first claim of it (``failpoint/sitecustomize.py``), as
+        :attr:`failpoint`, writing the node to :attr:`freeze_mark`."""
         self.ironic = ironic
         self.servers = servers
-        self.database = servers.database.new_database()
-        self.coordination = '%s?namespace=%s' % (servers.redis.url,
-                                                 backends.unique_name())
+        self.database = database or servers.database.new_database()
+        self.coordination = coordination or '%s?namespace=%s' % (
+            servers.redis.url, backends.unique_name())
         topic = {'queue': {'topic': backends.unique_name('requests')}}
         self.cluster = cluster_mod.Cluster(
             workdir, self.database, servers.rabbit.url, self.coordination,
-            ironic.url, apis=2, workers=2 if proxied else 3,
-            conf=cluster_mod._merge(cluster_mod._merge(CONF, topic),
-                                    conf or {}))
+            ironic.url, apis=2,
+            workers=2 if proxied or cut_off or freeze_after else 3,
+            conf=cluster_mod._merge(cluster_mod._merge(
+                _defaults() if defaults else CONF, topic), conf or {}))
         self.count = nodes
         self.nodes = {}
         self.silent = None
         self.haproxy = None
         self.proxy = proxy_mod.Proxy(servers.redis.port) if proxied else None
         self.proxied = None
+        self.cutoff = cutoff_mod.CutOff([_port(u) for u in (
+            servers.rabbit.url, self.database, self.coordination,
+            ironic.url)]) if cut_off else None
+        self.cut_off = None
+        self.freeze_after = freeze_after
+        self.freeze_mark = pathlib.Path(workdir) / 'frozen-node'
+        self.failpoint = None
         self.supervisor = Supervisor(self.cluster)
         self.engine = sa.create_engine(self.database,
                                        pool_pre_ping=True)
@@ -85,6 +121,13 @@ class Harness:
         self.cluster.start()
         if self.proxy is not None:
             self._add_proxied_worker()
+        if self.cutoff is not None:
+            self._add_cut_off_worker()
+        if self.freeze_after is not None:
+            self.failpoint = self.cluster.add_worker(env={
+                'PYTHONPATH': str(FAILPOINT),
+                'INSPECTOR_HA_FREEZE_AFTER_CLAIM': self.freeze_after,
+                'INSPECTOR_HA_FREEZE_MARK': str(self.freeze_mark)})
         self.haproxy = haproxy_mod.HAProxy(self.cluster.api_urls).start()
         self.nodes = creating.result(300)
         self._wait_started(self.cluster.workers, True)
@@ -100,6 +143,18 @@ class Harness:
         self.proxied = self.cluster.add_worker(
             {'coordination': {'backend_url': url}})
 
+    def _add_cut_off_worker(self):
+        """The third worker runs in a network namespace of its own and
+        reaches every backend through its link, which a test can take
+        down."""
+        cut = self.cutoff.start()
+        self.cut_off = self.cluster.add_worker({
+            'DEFAULT': {'transport_url': cut.url(self.servers.rabbit.url)},
+            'database': {'connection': cut.url(self.database)},
+            'coordination': {'backend_url': cut.url(self.coordination)},
+            'ironic': {'endpoint_override': cut.url(self.ironic.url)}},
+            prefix=cut.prefix)
+
     def stop(self):
         """Stop everything; return {process name: exit code}."""
         self.stopped = True
@@ -111,6 +166,8 @@ class Harness:
             self.haproxy.stop()
         if self.proxy is not None:
             self.proxy.close()
+        if self.cutoff is not None:
+            self.cutoff.close()
         self.engine.dispose()
         for uuid in self.nodes:
             self.ironic.request('DELETE', '/v1/nodes/%s' % uuid,
@@ -284,7 +341,9 @@ class Supervisor(threading.Thread):
 
     def _restart(self, proc):
         if proc in self._cluster.workers:
-            self._cluster.add_worker()
+            # NOTE: on the same host (its command's prefix), with its own
+            # options (a proxied or cut-off worker's backend URLs).
+            self._cluster.add_worker(proc.own, prefix=proc.prefix)
             return
         port = int(proc.url.rsplit(':', 1)[1])
         name = 'api-%d' % len(self._cluster.apis)

@@ -17,12 +17,13 @@ CHUNK = 65536
 
 
 class Proxy:
-    def __init__(self, target_port, target_host='127.0.0.1'):
+    def __init__(self, target_port, target_host='127.0.0.1',
+                 listen_host='127.0.0.1'):
         self._target = (target_host, target_port)
         self._open = threading.Event()
         self._open.set()
         self._closing = threading.Event()
-        self._server = socket.create_server(('127.0.0.1', 0))
+        self._server = socket.create_server((listen_host, 0))
         self.port = self._server.getsockname()[1]
         self._sockets = []
         self._lock = threading.Lock()

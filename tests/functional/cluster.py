@@ -64,9 +64,13 @@ class Cluster:
                               message='API %s did not answer' % api.url)
         return self
 
-    def add_worker(self, conf=None):
+    def add_worker(self, conf=None, prefix=(), env=None):
+        """A worker; ``prefix`` comes before its command (``ip netns exec
+        <ns>``: a worker on a host of its own); ``env``: more environment
+        variables."""
         name = 'worker-%d' % len(self.workers)
-        proc = self._spawn('inspector-ha-worker', name, conf or {})
+        proc = self._spawn('inspector-ha-worker', name, conf or {}, env,
+                           prefix=prefix)
         self.workers.append(proc)
         return proc
 
@@ -79,16 +83,18 @@ class Cluster:
         self.apis.append(proc)
         return proc
 
-    def _spawn(self, command, name, conf, env=None):
+    def _spawn(self, command, name, conf, env=None, prefix=()):
         own = self._write(name + '.conf', _merge(conf, {'DEFAULT': {
             'host': name}}))
         log = open(self.workdir / (name + '.log'), 'ab')
         proc = subprocess.Popen(
-            [BIN / command, '--config-file', self.base, '--config-file',
-             own], stdout=log, stderr=subprocess.STDOUT,
+            [*prefix, BIN / command, '--config-file', self.base,
+             '--config-file', own], stdout=log, stderr=subprocess.STDOUT,
             env=None if env is None else dict(os.environ, **env))
         proc.name = name
         proc.conf = own
+        proc.own = conf
+        proc.prefix = prefix
         proc.log = self.workdir / (name + '.log')
         return proc
 
@@ -97,7 +103,7 @@ class Cluster:
         place; return the new process."""
         new = subprocess.Popen(proc.args, stdout=open(proc.log, 'ab'),
                                stderr=subprocess.STDOUT)
-        for attr in ('name', 'log', 'conf', 'url'):
+        for attr in ('name', 'log', 'conf', 'own', 'prefix', 'url'):
             if hasattr(proc, attr):
                 setattr(new, attr, getattr(proc, attr))
         group = self.apis if proc in self.apis else self.workers

@@ -16,6 +16,9 @@ import batch
 import firewalled as firewalled_mod
 from firewalled import blacklisted, is_open, whitelisted
 
+#: Seconds the open hosts are sampled after a frozen leader wakes up.
+AFTER_WAKING = 5.0
+
 
 class Sampler(threading.Thread):
     """Samples which hosts are open, as fast as nft answers."""
@@ -135,29 +138,41 @@ def _explain_stall(setup, uuid, samples):
 # lease waited out) it passed every run, 8 of them with both cores busy.
 # Should it stall again, the log shows the open hosts sampled, the node's
 # status and every thread's stack.
-def test_sigkill_of_the_leader_moves_pxe_with_at_most_one_host_open(
-        firewalled):
+@pytest.mark.parametrize('signum', [signal.SIGKILL, signal.SIGSTOP],
+                         ids=['killed', 'frozen'])
+def test_a_killed_or_frozen_leader_moves_pxe_with_at_most_one_host_open(
+        firewalled, signum):
+    """A frozen leader (SIGSTOP: its process and its nftables rules stay)
+    is woken once another host serves, and the open hosts are sampled
+    for :data:`AFTER_WAKING` more seconds: it does not open again."""
     uuid, node = _node_under_introspection(firewalled)
     old = firewalled.leader_host()
     assert node.dhcp(timeout=3) == old.address
     sampler = Sampler(firewalled.lab.hosts)
     sampler.start()
     worker = firewalled.cluster.workers[old.index - 1]
-    worker.send_signal(signal.SIGKILL)
-    killed = time.monotonic()
+    worker.send_signal(signum)
+    signalled = time.monotonic()
     try:
         served = backends.wait_for(
             lambda: (lambda s: s if s not in (None, old.address) else None)(
                 node.dhcp(timeout=1)), 30, interval=0,
             message='no other host served the node')
+        took = time.monotonic() - signalled
+        if signum == signal.SIGSTOP:
+            worker.send_signal(signal.SIGCONT)
+            woken = time.monotonic() + AFTER_WAKING
+            backends.wait_for(lambda: time.monotonic() >= woken,
+                              AFTER_WAKING + 1, interval=0.1)
     except TimeoutError:
         _explain_stall(firewalled, uuid, sampler.stop())
         raise
     finally:
+        worker.send_signal(signal.SIGCONT)
         samples = sampler.stop()
-    took = time.monotonic() - killed
-    print('PXE failover after SIGKILL of the leader: %.2f s (served by '
-          '%s); %d samples' % (took, served, len(samples)))
+    print('PXE failover after %s of the leader: %.2f s (served by %s); '
+          '%d samples' % (signal.Signals(signum).name, took, served,
+                          len(samples)))
     assert took < 10.0
     assert max(len(open_) for _, open_ in samples) <= 1, [
         s for s in samples if len(s[1]) > 1][:5]

@@ -29,7 +29,7 @@ class MixedCluster(cluster_mod.Cluster):
         self.bindir = pathlib.Path(bindir)
         self._serial = 0
 
-    def _spawn(self, command, name, conf, env=None):
+    def _spawn(self, command, name, conf, env=None, prefix=()):
         self._serial += 1
         name = '%s-%s%d' % (name, 'new' if self.bindir == NEW else 'old',
                             self._serial)
@@ -37,14 +37,15 @@ class MixedCluster(cluster_mod.Cluster):
             conf, {'DEFAULT': {'host': name}}))
         log = open(self.workdir / (name + '.log'), 'ab')
         proc = subprocess.Popen(
-            [self.bindir / command, '--config-file', self.base,
+            [*prefix, self.bindir / command, '--config-file', self.base,
              '--config-file', own], stdout=log, stderr=subprocess.STDOUT,
             cwd=self.workdir,
             env=None if env is None else dict(os.environ, **env))
         proc.name = name
         proc.log = self.workdir / (name + '.log')
         proc.bindir = self.bindir
-        proc.conf = conf
+        proc.conf = proc.own = conf
+        proc.prefix = prefix
         return proc
 
     def dbsync(self, *args, bindir=None):

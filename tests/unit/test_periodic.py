@@ -4,8 +4,10 @@ import datetime
 import functools
 import time
 
+import pytest
 import sqlalchemy as sa
 
+from inspector_ha.coordination import election
 from inspector_ha.db import leaders
 from inspector_ha.db import models
 from inspector_ha.db import nodes
@@ -198,3 +200,53 @@ def test_an_ironic_outage_skips_a_periodic_run_with_one_warning_line(
         'Periodic job ironic_sync skipped']
     assert 'ironic unavailable at http://127.0.0.1:' in lines[0].getMessage()
     assert 'Traceback' not in caplog.text
+
+
+class _Published(list):
+    """A publisher that keeps what it is given."""
+
+    def publish(self, request_id, node_uuid, event):
+        self.append((request_id, node_uuid, event))
+
+
+def _held(service, uuid, event, holder, status=ledger.PENDING):
+    return service.store.transaction(ledger.add, uuid, event, 1,
+                                     status=status, held_by=holder)
+
+
+def test_requests_held_by_a_member_whose_lease_lapsed_are_published_again(
+        service, put_node):
+    uuids = [put_node(st.WAITING) for _ in range(3)]
+    gone = _held(service, uuids[0], st.PROCESS, 'worker-1.10')
+    _held(service, uuids[1], st.PROCESS, 'worker-2.20')
+    _held(service, uuids[2], st.ABORT, 'worker-1.10', status=ledger.DONE)
+    published = _Published()
+    take_over = functools.partial(
+        periodic.take_over, service.store, published,
+        lambda: ['worker-2.20', 'api-1.30'], 'api-1.30')
+    take_over(_fence(service, 'take_over'))
+    assert published == [(gone.id, uuids[0], st.PROCESS)]
+    # Let go of: published once, and again only by the outbox's re-drive.
+    assert service.store.transaction(ledger.get, gone.id).held_by is None
+    take_over(_fence(service, 'take_over'))
+    assert len(published) == 1
+
+
+def test_a_member_listing_without_this_member_takes_nothing_over(
+        service, put_node):
+    _held(service, put_node(st.WAITING), st.PROCESS, 'worker-1.10')
+    published = _Published()
+    periodic.take_over(service.store, published, lambda: [], 'api-1.30',
+                       _fence(service, 'take_over'))
+    assert published == []
+
+
+def test_a_deposed_take_over_leader_publishes_nothing(service, put_node):
+    _held(service, put_node(st.WAITING), st.PROCESS, 'worker-1.10')
+    fence = _fence(service, 'take_over')
+    service.store.transaction(leaders.elect, 'take_over', 'another')
+    published = _Published()
+    with pytest.raises(election.Fenced):
+        periodic.take_over(service.store, published, lambda: ['me'], 'me',
+                           fence)
+    assert published == []
