@@ -43,13 +43,16 @@ class Listener:
 
     def stop(self):
         """Close the listener and wait for the requests in flight (at
-        most the server's ``shutdown_timeout``); idempotent."""
+        most the server's ``shutdown_timeout``); idempotent. A listener
+        never started is closed too: binding started its thread pool,
+        whose threads would keep the process from exiting."""
         with self._stopping:
-            if self._thread is None:
+            if self._server is None:
                 return
             self._server.stop()
-            self._thread.join(self._server.shutdown_timeout + 5)
-            self._thread = None
+            if self._thread is not None:
+                self._thread.join(self._server.shutdown_timeout + 5)
+            self._server = self._thread = None
 
 
 def listen(app, address, port, threads=10, backlog=1024,

@@ -19,15 +19,8 @@ def main(argv=None):
     return serve(conf)
 
 
-def serve(conf, all_in_one=False):
-    """Serve the API until stopped; the exit status.
-
-    The listener binds before any backend is touched. ``all_in_one``
-    (``inspector-ha``) also migrates the database and runs workers and
-    periodic work in this process.
-    """
-    router = health.Router({})
-    listener = common.listen(conf, router)
+def _built(conf, router, all_in_one):
+    """The service and its health probes, mounted on ``router``."""
     if all_in_one:
         # NOTE: imported only here: alembic brings mako (and pygments,
         # where installed), about 8 MB of RSS an API process never uses.
@@ -37,6 +30,25 @@ def serve(conf, all_in_one=False):
     probes = health.Probes.for_backends(
         conf, service.store, service.coordinator if all_in_one else None)
     api_app.mount(router, service, probes)
+    return service, probes
+
+
+def serve(conf, all_in_one=False):
+    """Serve the API until stopped; the exit status.
+
+    The listener binds before any backend is touched. ``all_in_one``
+    (``inspector-ha``) also migrates the database and runs workers and
+    periodic work in this process.
+    """
+    router = health.Router({})
+    listener = common.listen(conf, router)
+    try:
+        service, probes = _built(conf, router, all_in_one)
+    except BaseException:
+        # NOTE: a process that failed to start exits (with the error
+        # logged) rather than keep its bound listener's threads.
+        listener.stop()
+        raise
     common.on_signals(server.Drain(probes, listener, service.stop,
                                    conf.api.drain_time), conf)
     if not common.start(service, workers=all_in_one,

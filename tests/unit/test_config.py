@@ -1,7 +1,9 @@
 """The options: bounded, and the sample configuration is generated."""
 
 import importlib.metadata
+import os
 import pathlib
+import socket
 import subprocess
 import sys
 
@@ -135,3 +137,21 @@ def test_upstream_option_names_carry_over_from_ironic_inspector():
                         ('processing', 'store_data'),
                         ('processing', 'processing_hooks')]:
         assert name in (conf[group] if group else conf), (group, name)
+
+
+def test_an_api_process_that_fails_to_start_exits_and_says_why(tmp_path):
+    """Its listener was bound (and its thread pool started) before the
+    service failed to build: the process still exits."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+    env = dict(os.environ, INSPECTOR_HA_STATE=str(tmp_path),
+               OS_DEFAULT__LISTEN_PORT=str(port),
+               OS_PROCESSING__PROCESSING_HOOKS='$default_processing_hooks,'
+                                               'nope')
+    env.pop('INSPECTOR_HA_CONFIG_FILE', None)
+    proc = subprocess.run(
+        [pathlib.Path(sys.executable).parent / 'inspector-ha'], env=env,
+        capture_output=True, text=True, timeout=60)
+    assert proc.returncode != 0
+    assert 'Unknown processing hooks: nope' in proc.stderr
