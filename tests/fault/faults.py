@@ -115,12 +115,27 @@ def pause_worker(harness, after=2.0, seconds=0.0, mid_batch=MID_BATCH):
     finally:
         seen = victim.log.stat().st_size
         victim.send_signal(signal.SIGCONT)
+    woken = time.monotonic()
     if held:
         _first_stale_write(victim, seen)
     return Fault('worker SIGSTOP then SIGCONT', 'SIGSTOP to its requests '
                  'moved on by another worker', took, [],
                  {'held': len(held), 'member': _member(victim),
-                  'paused_s': round(time.monotonic() - started, 2)})
+                  'paused_s': round(woken - started, 2),
+                  'rejoined_s': _rejoined_after(harness, victim, woken)})
+
+
+def _rejoined_after(harness, victim, woken, timeout=60):
+    """Seconds from ``woken`` until ``victim`` is in the member group
+    again, or None (it is not, or it exited)."""
+    try:
+        backends.wait_for(lambda: victim.poll() is not None or _member(
+            victim) in harness.cluster.status()['members'], timeout,
+            interval=0.5)
+    except TimeoutError:
+        return None
+    return None if victim.poll() is not None else round(
+        time.monotonic() - woken, 2)
 
 
 def freeze_after_claim(harness, seconds=15.0):

@@ -81,6 +81,7 @@ def test_a_worker_frozen_mid_batch_is_taken_over_in_seconds_by_default(
         database=database and request.getfixturevalue(database))
     assert fault.notes['held'], 'the frozen worker held no request'
     assert fault.recovery_s <= TAKEN_OVER_WITHIN, fault.line()
+    assert fault.notes['rejoined_s'] is not None, fault.line()
     stale = [a for a in harness.history.attempts
              if a['actor'] == fault.notes['member'] and
              a['outcome'] == 'stale']
