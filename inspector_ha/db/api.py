@@ -14,6 +14,7 @@ database but a SQLite one in memory.
 from __future__ import annotations
 
 import contextlib
+import logging
 import sqlite3
 import threading
 import time
@@ -40,6 +41,8 @@ SYNCHRONOUS_PRAGMA = {True: 'FULL', False: 'NORMAL'}
 
 _P = ParamSpec('_P')
 _T = TypeVar('_T')
+
+LOG = logging.getLogger(__name__)
 
 
 class Store:
@@ -221,8 +224,10 @@ def _begin_immediate(conn: sa.Connection) -> None:
 
 _IDLE_SETTINGS = {
     'postgresql': "SET idle_in_transaction_session_timeout = '%ds'",
-    'mysql': 'SET SESSION idle_transaction_timeout = %d',
+    'mariadb': 'SET SESSION idle_transaction_timeout = %d',
 }
+#: The dialects whose servers may have an idle transaction timeout.
+_MYSQL_FAMILY = ('mysql', 'mariadb')
 
 
 def _abort_idle_transactions(engine: sa.Engine, seconds: int) -> None:
@@ -230,17 +235,40 @@ def _abort_idle_transactions(engine: sa.Engine, seconds: int) -> None:
 
     A process frozen inside a transaction (SIGSTOP, VM pause) would
     otherwise keep its row locks, and with them block every election and
-    writer, for as long as it is frozen.
+    writer, for as long as it is frozen. MariaDB has the setting whether
+    the URL says ``mysql`` or ``mariadb``; Oracle MySQL has none (setting
+    it would fail every connection): one warning says so.
     """
-    statement = _IDLE_SETTINGS.get(engine.dialect.name)
-    if statement is None:
+    name = engine.dialect.name
+    if name not in _IDLE_SETTINGS and name not in _MYSQL_FAMILY:
         return
+    warned: list[bool] = []
 
     @event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
         with contextlib.closing(dbapi_conn.cursor()) as cur:
+            statement = _IDLE_SETTINGS.get(_server(name, cur))
+            if statement is None:
+                if not warned:
+                    warned.append(True)
+                    LOG.warning(
+                        'The database is MySQL, which has no idle '
+                        'transaction timeout: a process frozen inside a '
+                        'transaction keeps its row locks until it wakes '
+                        '(use MariaDB or PostgreSQL for this bound)')
+                return
             cur.execute(statement % seconds)
         dbapi_conn.commit()
+
+
+def _server(dialect: str, cursor: Any) -> str:
+    """``postgresql``, ``mariadb`` or ``mysql``: the server behind a
+    dialect (a ``mysql`` URL may name a MariaDB server)."""
+    if dialect not in _MYSQL_FAMILY:
+        return dialect
+    cursor.execute('SELECT VERSION()')
+    version = str(cursor.fetchone()[0]).lower()
+    return 'mariadb' if 'mariadb' in version else 'mysql'
 
 
 def retry_policy(conf_group: cfg.ConfigOpts.GroupAttr,

@@ -81,3 +81,18 @@ def test_each_delivery_counted_gives_the_new_count(store):
     counts = [store.transaction(ledger.count_delivery, request.id)
               for _ in range(3)]
     assert counts == [1, 2, 3]
+
+
+@pytest.mark.parametrize('scheme', ['mysql+pymysql', 'mariadb+pymysql'])
+def test_mariadb_aborts_idle_transactions_whichever_way_the_url_names_it(
+        mariadb_url, scheme):
+    url = scheme + '://' + mariadb_url.split('://', 1)[1]
+    policy = retry.RetryPolicy('database', 0, 1.0, threading.Event(),
+                               db_api.RETRYABLE)
+    store = db_api.Store(url, policy, idle_timeout=7)
+    try:
+        timeout = store.transaction(lambda conn: conn.exec_driver_sql(
+            'SELECT @@SESSION.idle_transaction_timeout').scalar())
+    finally:
+        store.dispose()
+    assert timeout == 7
