@@ -290,16 +290,22 @@ def restart_database(harness, mid_batch=MID_BATCH):
     return _restart(harness, server, server.name, mid_batch)
 
 
-def partition_worker(harness, length=40, mid_batch=MID_BATCH):
-    """Blackhole the proxied worker's connections to Redis until it exits
-    on its own (at most ``length`` seconds), then heal."""
-    proxy, victim = harness.proxy, harness.proxied
+def _holding(harness, victim, mid_batch):
+    """Wait until the batch is under way and ``victim`` holds requests
+    (for 20 s at most: then it is faulted holding none)."""
     harness.wait_progress(mid_batch)
     try:
         backends.wait_for(lambda: _held_by(harness, _member(victim)), 20,
                           interval=0.01)
     except TimeoutError:
         pass
+
+
+def partition_worker(harness, length=40, mid_batch=MID_BATCH):
+    """Blackhole the proxied worker's connections to Redis until it exits
+    on its own (at most ``length`` seconds), then heal."""
+    proxy, victim = harness.proxy, harness.proxied
+    _holding(harness, victim, mid_batch)
     proxy.blackhole()
     held = _held_by(harness, _member(victim))
     started = time.monotonic()
@@ -323,12 +329,7 @@ def cut_worker(harness, seconds=30.0, mid_batch=MID_BATCH):
     once its lease lapses, and it joins the group again (itself, or as
     restarted by the supervisor if it gave its backends up)."""
     victim = harness.cut_off
-    harness.wait_progress(mid_batch)
-    try:
-        backends.wait_for(lambda: _held_by(harness, _member(victim)), 20,
-                          interval=0.01)
-    except TimeoutError:
-        pass
+    _holding(harness, victim, mid_batch)
     harness.cutoff.cut()
     started = time.monotonic()
     held = _held_by(harness, _member(victim))

@@ -106,27 +106,45 @@ class _Ironic:
                                      target_power_state=None)
 
 
+def _claims(store, clock, stop=None):
+    return claims_mod.Claims(store=store, window=2.0,
+                             stop=stop or threading.Event(), clock=clock,
+                             wall=clock.utc)
+
+
 def _tasks(store, clock, ironic, stop=None):
-    claims = claims_mod.Claims(store=store, window=2.0,
-                               stop=stop or threading.Event(), clock=clock,
-                               wall=clock.utc)
     return tasks.Tasks(ironic, store, None, None, None, None, None,
-                       claims=claims)
+                       claims=_claims(store, clock, stop))
+
+
+def _claim_then_take_over(store, uuid, clock, ironic, frozen_for,
+                          stop=None):
+    """A first delivery claims the power-on of starting node ``uuid``;
+    after ``frozen_for`` seconds a redelivery writes the node and powers
+    it on if it should. The first delivery's claim."""
+    first = _node(store, uuid)
+    outcome, claim = _claims(store, clock).claim(first, tasks.POWER_ON)
+    assert outcome == ledger.CLAIMED
+    clock.freeze(frozen_for)
+    store.transaction(_start_again, first)
+    _tasks(store, clock, ironic, stop)._power_on_once(_node(store, uuid))
+    return claim
+
+
+def _waits(waited):
+    """A stop event whose waits are recorded, and never stop."""
+    stop = threading.Event()
+    stop.wait = lambda seconds: waited.append(seconds) or False
+    return stop
 
 
 def test_a_worker_frozen_after_its_claim_sends_no_power_on_when_it_wakes(
         store, put_node):
     clock, ironic = _Clock(), _Ironic()
     uuid = put_node(st.STARTING)
-    frozen = _node(store, uuid)
-    outcome, claim = _tasks(store, clock, ironic)._claims.claim(
-        frozen, tasks.POWER_ON)
-    assert outcome == ledger.CLAIMED
-    clock.freeze(60)
-    # Another worker takes the start over: its delivery writes the node,
-    # finds the claim and powers the node on.
-    store.transaction(_start_again, frozen)
-    _tasks(store, clock, ironic)._power_on_once(_node(store, uuid))
+    # Frozen for a minute: another worker takes the start over, finds the
+    # claim and powers the node on.
+    claim = _claim_then_take_over(store, uuid, clock, ironic, 60)
     assert ironic.sent == [('reboot', uuid)]
     # The frozen one wakes up just before its call.
     ironic.power_state = 'power off'
@@ -137,41 +155,27 @@ def test_a_worker_frozen_after_its_claim_sends_no_power_on_when_it_wakes(
 
 def test_a_take_over_waits_out_the_earlier_claims_window_first(
         store, put_node):
-    clock, ironic = _Clock(), _Ironic()
+    clock, ironic, waited = _Clock(), _Ironic(), []
     uuid = put_node(st.STARTING)
-    first = _node(store, uuid)
-    _tasks(store, clock, ironic)._claims.claim(first, tasks.POWER_ON)
-    clock.freeze(0.5)
-    store.transaction(_start_again, first)
-    waited = []
-    stop = threading.Event()
-    stop.wait = lambda seconds: waited.append(seconds) or False
-    _tasks(store, clock, ironic, stop)._power_on_once(_node(store, uuid))
+    _claim_then_take_over(store, uuid, clock, ironic, 0.5, _waits(waited))
     assert waited == [pytest.approx(2.0 + claims_mod.MARGIN - 0.5, abs=0.1)]
     assert ironic.sent == [('reboot', uuid)]
 
 
 def test_an_old_claim_is_not_waited_for_and_a_powered_node_not_rebooted(
         store, put_node):
-    clock, ironic = _Clock(), _Ironic(power_state='power on')
+    clock, ironic, waited = _Clock(), _Ironic(power_state='power on'), []
     uuid = put_node(st.STARTING)
-    first = _node(store, uuid)
-    _tasks(store, clock, ironic)._claims.claim(first, tasks.POWER_ON)
-    clock.freeze(30)
-    store.transaction(_start_again, first)
-    stop = threading.Event()
-    stop.wait = lambda seconds: pytest.fail('waited %s s' % seconds)
-    _tasks(store, clock, ironic, stop)._power_on_once(_node(store, uuid))
+    _claim_then_take_over(store, uuid, clock, ironic, 30, _waits(waited))
+    assert waited == []
     assert ironic.sent == []
 
 
 def test_a_claim_past_its_window_is_stamped_again_while_it_is_the_latest(
         store, put_node):
-    clock, ironic = _Clock(), _Ironic()
-    uuid = put_node(st.STARTING)
-    node = _node(store, uuid)
-    _, claim = _tasks(store, clock, ironic)._claims.claim(
-        node, tasks.POWER_ON)
+    clock = _Clock()
+    node = _node(store, put_node(st.STARTING))
+    _, claim = _claims(store, clock).claim(node, tasks.POWER_ON)
     clock.freeze(5)
     claim.check()
     assert claim.deadline == pytest.approx(clock.now + 2.0)
