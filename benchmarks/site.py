@@ -65,6 +65,9 @@ def parse(argv):
     parser.add_argument('--batch', type=int, default=200,
                         help='introspections run while the syncs run, '
                              'all at once (200; 0 for none)')
+    parser.add_argument('--settle', type=float, default=0.0,
+                        help='seconds the cluster settles before its idle '
+                             'CPU is measured (0)')
     parser.add_argument('--ports-added', type=int, default=5,
                         help='new ports timed until black-listed on '
                              'every host (5)')
@@ -81,7 +84,7 @@ def parse(argv):
     # NOTE: what batches.run reads of a side-by-side run's options.
     args.concurrency = args.batch
     args.poll_interval, args.timeout = 1.0, 120.0 + args.batch
-    args.settle, args.idle, args.profile_dir = 0.0, 5.0, None
+    args.idle, args.profile_dir = 5.0, None
     return args
 
 

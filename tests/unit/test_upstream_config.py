@@ -3,6 +3,8 @@ inspector-ha: what it implements accepts upstream's values, and what it
 does not is named in one warning (and by the pre-switch check)."""
 
 import logging
+import pathlib
+import re
 
 from oslo_config import types
 import pytest
@@ -182,3 +184,36 @@ def test_the_check_refuses_a_driver_not_installed_and_old_names_values(
                                ('pxe_filter', 'driver')]
     assert refused[('pxe_filter', 'driver')].startswith(
         "no PXE filter driver 'x' (installed: ")
+
+
+MIGRATION_DOC = (pathlib.Path(__file__).resolve().parents[2] / 'doc' /
+                 'migrating-from-ironic-inspector.md')
+
+
+def _named_in_bullet(start):
+    """The ``[group] option`` and ``[group]`` names of the migration
+    doc's bullet that begins with ``start``."""
+    text = MIGRATION_DOC.read_text()
+    bullet = text[text.index('- ' + start):]
+    bullet = bullet[:bullet.index('\n- ')] if '\n- ' in bullet else bullet
+    return re.findall(r'`\[(\w+)\](?:\s+(\w+))?`', ' '.join(bullet.split()))
+
+
+def _implemented(group, name):
+    ours = _ours()
+    if name:
+        return (group, name) in ours
+    return any(g == group for g, _ in ours)
+
+
+def test_the_migration_doc_names_unused_and_implemented_options_truly():
+    unused = _named_in_bullet('Not used here')
+    implemented = _named_in_bullet('Implemented as upstream')
+    assert len(unused) >= 6 and len(implemented) >= 5
+    assert [k for k in unused if _implemented(*k)] == []
+    assert [k for k in implemented if not _implemented(*k)] == []
+    defaults = {(g or 'DEFAULT', o.dest): o.default
+                for g, options in opts.list_opts() for o in options}
+    assert defaults[('DEFAULT', 'auth_strategy')] == 'keystone'
+    assert '`[DEFAULT] auth_strategy` defaults to `keystone`' in ' '.join(
+        MIGRATION_DOC.read_text().split())
