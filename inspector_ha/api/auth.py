@@ -42,6 +42,42 @@ class Unauthorized(Exception):
     """A missing or bad credential."""
 
 
+class NotConfigured(Exception):
+    """``auth_strategy = keystone`` without what keystonemiddleware needs
+    to validate a token (it would answer every request 500)."""
+
+
+#: keystonemiddleware's option group.
+AUTHTOKEN = 'keystone_authtoken'
+#: What an operator sets for the usual plugin.
+AUTHTOKEN_HINT = ('set [keystone_authtoken] auth_type = password with '
+                  'auth_url, username, password, project_name, '
+                  'user_domain_name, project_domain_name and '
+                  'www_authenticate_uri, or [DEFAULT] auth_strategy = '
+                  'http_basic or noauth')
+
+
+def check_keystone(conf):
+    """Raise :class:`NotConfigured` naming what ``[keystone_authtoken]``
+    lacks for keystonemiddleware to validate tokens (its auth plugin and
+    that plugin's required options), through keystoneauth's loader."""
+    from keystoneauth1 import exceptions as ks_exc
+    from keystoneauth1 import loading
+    from keystonemiddleware import auth_token
+    for group, options in auth_token.list_opts():
+        conf.register_opts(options, group=group)
+    loading.register_auth_conf_options(conf, AUTHTOKEN)
+    try:
+        plugin = loading.load_auth_from_conf_options(conf, AUTHTOKEN)
+    except (ks_exc.MissingRequiredOptions, ks_exc.NoMatchingPlugin) as exc:
+        raise NotConfigured('auth_strategy is keystone and [%s] is '
+                            'incomplete (%s): %s' % (
+                                AUTHTOKEN, exc, AUTHTOKEN_HINT)) from None
+    if plugin is None:
+        raise NotConfigured('auth_strategy is keystone and [%s] names no '
+                            'auth plugin: %s' % (AUTHTOKEN, AUTHTOKEN_HINT))
+
+
 def register(app, conf):
     """Install the checks of ``conf.auth_strategy`` on ``app``."""
     if conf.auth_strategy == 'noauth' and not is_loopback(
@@ -57,6 +93,7 @@ def register(app, conf):
         # NOTE: imported here: keystonemiddleware costs every process that
         # does not use it about 4 MB of RSS.
         from keystonemiddleware import auth_token
+        check_keystone(conf)
         app.before_request(KeystoneAuth(conf))
         app.wsgi_app = auth_token.AuthProtocol(
             app.wsgi_app, {'oslo_config_config': conf,

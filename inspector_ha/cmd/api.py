@@ -8,6 +8,7 @@ flight finish, and the process exits 0.
 import sys
 
 from inspector_ha.api import app as api_app
+from inspector_ha.api import auth
 from inspector_ha.api import health
 from inspector_ha.api import server
 from inspector_ha.cmd import common
@@ -44,6 +45,9 @@ def serve(conf, all_in_one=False):
     listener = common.listen(conf, router)
     try:
         service, probes = _built(conf, router, all_in_one)
+    except auth.NotConfigured as exc:
+        listener.stop()
+        common.fail(str(exc))
     except BaseException:
         # NOTE: a process that failed to start exits (with the error
         # logged) rather than keep its bound listener's threads.

@@ -5,15 +5,24 @@ and the policy rules are in ``test_policy.py``.
 """
 
 import base64
+import pathlib
+import socket
+import subprocess
+import sys
 
 import bcrypt
+from oslo_config import cfg
 import pytest
+import yaml
 
 from inspector_ha.api import app as app_mod
 from inspector_ha.api import auth
+from inspector_ha import conf as conf_mod
 from inspector_ha.fsm import states as st
 
 MIN_HEADER = 'X-OpenStack-Ironic-Inspector-API-Minimum-Version'
+KUBERNETES_CONFIG = (pathlib.Path(__file__).resolve().parents[2] /
+                     'deploy' / 'kubernetes' / 'base' / 'config.yaml')
 CHALLENGE = 'Basic realm="Baremetal API"'
 
 
@@ -197,3 +206,54 @@ def test_noauth_off_loopback_is_a_warning(service_conf, service, caplog,
     caplog.set_level('WARNING', logger='inspector_ha.api.auth')
     app_mod.create_app(service)
     assert ('auth_strategy is noauth' in caplog.text) is warned
+
+
+def _api_exit(tmp_path, extra):
+    """``inspector-ha`` with a configuration file of the keystone
+    strategy (the default) and ``extra``; its exit status and stderr."""
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / 'inspector-ha.conf'
+    path.write_text(
+        '[DEFAULT]\ntransport_url = fake://\nstate_path = %s\n'
+        'listen_port = %d\n[database]\nconnection = sqlite:///%s\n'
+        '[coordination]\nbackend_url = file://%s\n%s' % (
+            tmp_path, port, tmp_path / 'db.sqlite', tmp_path / 'coord',
+            extra))
+    proc = subprocess.run(
+        [pathlib.Path(sys.executable).parent / 'inspector-ha',
+         '--config-file', str(path)], capture_output=True, text=True,
+        timeout=60)
+    return proc.returncode, [line for line in proc.stderr.splitlines()
+                             if line.startswith('inspector-ha: error: ')]
+
+
+def test_keystone_without_an_auth_plugin_is_one_line_at_start(tmp_path):
+    code, lines = _api_exit(tmp_path, '')
+    assert code == 2
+    assert lines == ['inspector-ha: error: auth_strategy is keystone and '
+                     '[keystone_authtoken] names no auth plugin: %s'
+                     % auth.AUTHTOKEN_HINT]
+
+
+def test_keystone_with_a_half_made_auth_plugin_names_what_it_lacks(
+        tmp_path):
+    code, lines = _api_exit(tmp_path, '[keystone_authtoken]\n'
+                                      'auth_type = password\n')
+    assert code == 2 and len(lines) == 1
+    assert 'auth_url' in lines[0]
+
+
+def test_the_shipped_kubernetes_configuration_is_not_half_made(tmp_path):
+    docs = list(yaml.safe_load_all(KUBERNETES_CONFIG.read_text()))
+    files = []
+    for doc in docs:
+        for name, text in (doc.get('data') or doc.get('stringData')).items():
+            files.append(tmp_path / name)
+            files[-1].write_text(text)
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)
+    conf(['--config-file=%s' % f for f in files], project='inspector-ha')
+    assert conf.auth_strategy == 'keystone'
+    auth.check_keystone(conf)
