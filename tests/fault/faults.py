@@ -122,20 +122,28 @@ def pause_worker(harness, after=2.0, seconds=0.0, mid_batch=MID_BATCH):
                  'moved on by another worker', took, [],
                  {'held': len(held), 'member': _member(victim),
                   'paused_s': round(woken - started, 2),
-                  'rejoined_s': _rejoined_after(harness, victim, woken)})
+                  'rejoined_s': _rejoined_after(harness, victim, woken),
+                  'exit': victim.poll()})
 
 
 def _rejoined_after(harness, victim, woken, timeout=60):
     """Seconds from ``woken`` until ``victim`` is in the member group
-    again, or None (it is not, or it exited)."""
+    again or, if it gave its backend up on waking and exited (an etcd
+    lease that lapsed is gone for good), the worker the supervisor
+    started in its place; None if neither is."""
+    before = set(harness.cluster.workers)
+
+    def back():
+        members = harness.cluster.status()['members']
+        if victim.poll() is None:
+            return _member(victim) in members
+        return any(_member(p) in members for p in harness.alive_workers()
+                   if p not in before)
     try:
-        backends.wait_for(lambda: victim.poll() is not None or _member(
-            victim) in harness.cluster.status()['members'], timeout,
-            interval=0.5)
+        backends.wait_for(back, timeout, interval=0.5)
     except TimeoutError:
         return None
-    return None if victim.poll() is not None else round(
-        time.monotonic() - woken, 2)
+    return round(time.monotonic() - woken, 2)
 
 
 def freeze_after_claim(harness, seconds=15.0):
