@@ -47,8 +47,7 @@ def add(conn: sa.Connection, node_uuid: str, event: str,
     closed row records a claim or a result), ``held_by`` the member that
     publishes it; the row as inserted."""
     values = _values(node_uuid, event, attempt, payload, request_id,
-                     status, detail)
-    values['held_by'] = held_by
+                     status, detail, held_by)
     prepared.rowcount(conn, sql.INSERT_REQUEST, values)
     return models.detached(models.Request, values)
 
@@ -69,7 +68,8 @@ def add_once(conn: sa.Connection, node_uuid: str, event: str,
 
 def _values(node_uuid: str, event: str, attempt: int | None, payload: Any,
             request_id: str | None, status: str,
-            detail: str | None) -> dict[str, Any]:
+            detail: str | None,
+            held_by: str | None = None) -> dict[str, Any]:
     """The columns of a new request row."""
     now = timeutils.utcnow()
     payload = logctx.stamp(payload)
@@ -79,7 +79,7 @@ def _values(node_uuid: str, event: str, attempt: int | None, payload: Any,
         'deliveries': 0,
         'payload': json.dumps(payload) if payload is not None else None,
         'detail': detail, 'created_at': now, 'updated_at': now,
-        'held_by': None}
+        'held_by': held_by}
 
 
 def _once_id(node_uuid: str, event: str, attempt: int | None) -> str:
@@ -195,8 +195,10 @@ def claim(conn: sa.Connection, node: models.Node, effect: str) -> Claimed:
                    detail=CLAIMED)
     if row is not None:
         return Claimed(CLAIMED, None, 0)
-    previous, stamp = _stamp(conn, _once_id(node.uuid, effect, node.attempt))
-    return Claimed(TAKEN, previous, stamp)
+    claim_id = _once_id(node.uuid, effect, node.attempt)
+    previous = _stamped(conn, claim_id)
+    return Claimed(TAKEN, previous['updated_at'] if previous else None,
+                   _stamp(conn, claim_id, previous))
 
 
 def claim_once(conn: sa.Connection, node: models.Node,
@@ -213,9 +215,10 @@ def renew_claim(conn: sa.Connection, node: models.Node, effect: str,
     if not _latest(conn, node):
         return None
     claim_id = _once_id(node.uuid, effect, node.attempt)
-    if prepared.scalar(conn, sql.DELIVERIES, {'b_id': claim_id}) != stamp:
+    previous = _stamped(conn, claim_id)
+    if previous is None or previous['deliveries'] != stamp:
         return None
-    return _stamp(conn, claim_id)[1]
+    return _stamp(conn, claim_id, previous)
 
 
 def _latest(conn: sa.Connection, node: models.Node) -> bool:
@@ -226,16 +229,20 @@ def _latest(conn: sa.Connection, node: models.Node) -> bool:
     return current == [(node.state, node.generation)]
 
 
-def _stamp(conn: sa.Connection, claim_id: str
-           ) -> tuple[datetime.datetime | None, int]:
-    """Stamp a claim (called under its node's row lock): when it was
-    stamped before, and its new stamp."""
-    previous = prepared.first(conn, sql.CLAIM_STAMPED, {'b_id': claim_id})
+def _stamped(conn: sa.Connection, claim_id: str) -> dict[str, Any] | None:
+    """A claim's stamp (``deliveries``) and when it was stamped."""
+    return prepared.first(conn, sql.CLAIM_STAMPED, {'b_id': claim_id})
+
+
+def _stamp(conn: sa.Connection, claim_id: str,
+           previous: dict[str, Any] | None) -> int:
+    """Stamp a claim as read in ``previous`` (called under its node's row
+    lock); its new stamp."""
     stamp = (previous['deliveries'] if previous else 0) + 1
     prepared.rowcount(conn, sql.UPDATE_REQUEST, {
         'b_id': claim_id, 'deliveries': stamp,
         'updated_at': timeutils.utcnow()})
-    return (previous['updated_at'] if previous else None), stamp
+    return stamp
 
 
 def count_delivery(conn: sa.Connection, request_id: str,
