@@ -163,7 +163,11 @@ def freeze_after_claim(harness, seconds=15.0):
     finally:
         seen = victim.log.stat().st_size
         victim.send_signal(signal.SIGCONT)
-    _first_stale_write(victim, seen)
+    node = mark.read_text()
+    # NOTE: wait for the claim's own thread, not for the first stale
+    # write of another one: the batch could end, and the worker be
+    # stopped, before that thread had checked its claim (CI, 2026-12-07).
+    _logged(victim, seen, 'Not doing power-on of node %s' % node)
     return Fault('worker frozen after its power-on claim', 'SIGSTOP (by '
                  'itself) to its requests moved on by another worker', took,
                  [], {'held': len(held), 'member': _member(victim),
@@ -176,19 +180,25 @@ def _stopped(proc):
     return stat.rsplit(')', 1)[1].split()[0] == 'T'
 
 
-def _first_stale_write(victim, seen, timeout=20):
+def _first_stale_write(victim, seen):
     """Give the woken worker time to try the writes of the work it held
     (a task it was in finishes first; a database call it was in is
     retried) before the batch may end and stop it; the test then checks
     that they were refused."""
-    def stale():
+    _logged(victim, seen, '"outcome": "stale"')
+
+
+def _logged(victim, seen, text, timeout=20):
+    """Wait until ``victim`` logs ``text`` after offset ``seen`` (or
+    ``timeout`` passes: the test's assertion reports it)."""
+    def found():
         with open(victim.log, 'rb') as log:
             log.seek(seen)
-            return b'"outcome": "stale"' in log.read()
+            return text.encode() in log.read()
     try:
-        backends.wait_for(stale, timeout, interval=0.1)
+        backends.wait_for(found, timeout, interval=0.1)
     except TimeoutError:
-        pass  # NOTE: the test's assertion reports it
+        pass
 
 
 def term_worker(harness, mid_batch=MID_BATCH):
