@@ -61,7 +61,7 @@ TARGETS = [
     ('inspector_ha.api.checks', None, 'check_startable'),
     ('inspector_ha.rules.engine', None, 'apply'),
     ('inspector_ha.processing.changes', None, 'apply'),
-    ('inspector_ha.ironic.transport', 'Transport', 'call'),
+    ('inspector_ha.ironic.client', 'Ironic', '_request'),
     ('logging', 'Handler', 'handle'),
     ('flask.app', 'Flask', 'full_dispatch_request'),
     ('cheroot.server', 'HTTPConnection', 'communicate'),

@@ -12,7 +12,6 @@ import os
 import threading
 import urllib.parse
 
-from keystoneauth1 import adapter
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
 import openstack
@@ -23,7 +22,6 @@ from oslo_utils import uuidutils
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.ironic import node as node_mod
-from inspector_ha.ironic import transport as transport_mod
 
 LOG = logging.getLogger(__name__)
 GROUP = 'ironic'
@@ -73,12 +71,11 @@ RETRYABLE = (ks_exc.ConnectionError, ks_exc.RetriableConnectionFailure,
 
 class _Endpoint:
     """``conn.baremetal``, discovered once for a facade and its paced
-    copies, and the transport over it where that is usable."""
+    copies."""
 
     def __init__(self, conn):
         self._conn = conn
         self.baremetal = None
-        self.transport = None
         self._discovering = threading.Lock()
 
     def adapter(self):
@@ -90,10 +87,7 @@ class _Endpoint:
         if self.baremetal is None:
             with self._discovering:
                 if self.baremetal is None:
-                    baremetal = self._conn.baremetal
-                    if transport_mod.usable(baremetal):
-                        self.transport = transport_mod.Transport(baremetal)
-                    self.baremetal = baremetal
+                    self.baremetal = self._conn.baremetal
         return self.baremetal
 
 
@@ -167,26 +161,18 @@ class Ironic:
 
     def _request(self, name, method, path, params=None, json=None,
                  fence=None):
-        """One REST call on the baremetal endpoint (keystoneauth's: the
-        same session, endpoint and microversion as ``conn.baremetal``'s
+        """One REST call on the baremetal endpoint (``conn.baremetal``'s
+        request: the same session, endpoint and microversion as its
         methods) without openstacksdk's resource layer, for the calls of
         every introspection whose answer is JSON the facade reads itself;
-        errors are openstacksdk's exceptions, as from its methods. Over
-        :mod:`inspector_ha.ironic.transport` where it is usable.
+        errors are openstacksdk's exceptions, as from its methods.
         ``fence()``, when given, is called just before each attempt is
         sent; what it raises ends the call unsent."""
         def once():
             if fence is not None:
                 fence()
-            baremetal = self._adapter()
-            transport = self._endpoint.transport
-            if transport is not None:
-                return transport.call(method, path, params, json)
-            # NOTE: keystoneauth's request, not openstacksdk's override of
-            # it (cache bookkeeping and statistics it keeps for nothing).
-            response = adapter.Adapter.request(
-                baremetal, path, method, raise_exc=False, params=params,
-                json=json)
+            response = self._adapter().request(
+                path, method, raise_exc=False, params=params, json=json)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
         return self._measured(name, once)

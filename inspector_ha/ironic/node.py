@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from openstack import fields
 from openstack.baremetal.v1 import node as sdk_node
 
 
 def _attribute_names() -> dict[str, str]:
-    """openstacksdk's attribute name of each field Ironic names: the
-    first definition along the class's MRO wins, as for its resources."""
-    names: dict[str, str] = {}
-    for attribute, field in sdk_node.Node._attributes_iterator():
-        names.setdefault(attribute, field.name)
-    return names
+    """openstacksdk's attribute name of each field Ironic names: its
+    ``Body`` attributes, as the class resolves them."""
+    body = ((name, getattr(sdk_node.Node, name))
+            for name in dir(sdk_node.Node))
+    return {name: field.name for name, field in body
+            if isinstance(field, fields.Body)}
 
 
 #: openstacksdk attribute -> Ironic field (``id`` -> ``uuid``, ...).
