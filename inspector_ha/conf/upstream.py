@@ -20,6 +20,7 @@ and choices.
 """
 
 import functools
+import importlib.metadata
 import importlib.resources
 import json
 import logging
@@ -89,32 +90,48 @@ def _auth_type(conf):
 
 
 def _registered(conf):
-    # NOTE: oslo.config has no public listing of registered options.
-    for name in conf._opts:  # pylint: disable=protected-access
-        yield DEFAULT, name
-    for group_name, group in conf._groups.items():  # noqa
-        for name in group._opts:  # pylint: disable=protected-access
-            yield group_name, name
+    """``(group, name)`` of every option registered in ``conf``
+    (iterating a ``ConfigOpts`` gives its options' and groups' names)."""
+    for name in conf:
+        try:
+            group = conf[name]
+        except cfg.Error:
+            group = None  # NOTE: an option of [DEFAULT] with a bad value
+        if isinstance(group, cfg.ConfigOpts.GroupAttr):
+            yield from ((name, opt) for opt in group)
+        else:
+            yield DEFAULT, name
 
 
 def _library_opts(auth_type, groups):
-    from inspector_ha.conf import opts as our_opts
     from keystoneauth1 import exceptions
     from keystoneauth1 import loading
-    from oslo_log import _options as log_opts
-    from oslo_messaging import opts as messaging_opts
-    result = (list(our_opts.list_opts()) + list(messaging_opts.list_opts())
-              + list(log_opts.list_opts()))
+    result = []
+    for namespace in _namespaces(groups):
+        result.extend(_listed(namespace))
     if auth_type:
         try:
             result.append(('ironic', loading.get_plugin_options(auth_type)))
         except exceptions.NoMatchingPlugin:
             pass
-    if KEYSTONE_AUTHTOKEN in groups:
-        # NOTE: only then: it costs a process about 4 MB of RSS.
-        from keystonemiddleware.auth_token import _opts as ksm_opts
-        result.extend(ksm_opts.list_opts())
     return result
+
+
+def _namespaces(groups):
+    """The ``oslo.config.opts`` namespaces whose options a file may set:
+    keystonemiddleware's only when it sets ``[keystone_authtoken]`` (it
+    costs a process about 4 MB of RSS)."""
+    yield from ('inspector-ha', 'oslo.messaging', 'oslo.log')
+    if KEYSTONE_AUTHTOKEN in groups:
+        yield 'keystonemiddleware.auth_token'
+
+
+def _listed(namespace):
+    """``[(group, [opts])]`` of a namespace, through its entry point in
+    ``oslo.config.opts`` (where oslo-config-generator reads it)."""
+    found = importlib.metadata.entry_points(group='oslo.config.opts',
+                                            name=namespace)
+    return [item for entry in found for item in entry.load()()]
 
 
 def files_of(conf):
