@@ -360,11 +360,11 @@ def _pacing(opts, stop):
 
 
 def _store(conf, stop):
-    return db_api.Store(conf.database.connection,
-                        db_api.retry_policy(conf.database, stop),
-                        conf.database.max_pool_size,
-                        conf.database.idle_transaction_timeout,
-                        conf.database.sqlite_synchronous)
+    return db_api.Store(
+        conf.database.connection, db_api.retry_policy(conf.database, stop),
+        pool=db_api.Pool.from_conf(conf.database),
+        idle_timeout=conf.database.idle_transaction_timeout,
+        sqlite_synchronous=conf.database.sqlite_synchronous)
 
 
 def _coordinator(conf, member_id, stop):

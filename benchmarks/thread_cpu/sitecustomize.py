@@ -70,14 +70,11 @@ TARGETS = [
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_executemany'),
     ('sqlalchemy.engine.default', 'DefaultDialect', 'do_commit'),
     # a transaction's own steps: SQLite's write lock, SQLAlchemy's begin
-    # and commit, a kept connection taken and given back
+    # and commit, a connection taken from the pool
     ('inspector_ha.db.api', None, '_begin_immediate'),
     ('sqlalchemy.engine.base', 'Connection', 'begin'),
     ('sqlalchemy.engine.base', 'RootTransaction', 'commit'),
-    ('inspector_ha.db.kept', 'KeptConnections', 'take'),
-    ('inspector_ha.db.kept', 'KeptConnections', 'give_back'),
-    # a hot statement run on the driver's cursor (inspector_ha.db.prepared)
-    ('inspector_ha.db.prepared', None, '_execute'),
+    ('sqlalchemy.pool.base', 'Pool', 'connect'),
     # SQLAlchemy's: one statement (compiling it when its cache misses),
     # a compilation
     ('sqlalchemy.engine.base', 'Connection', '_execute_clauseelement'),

@@ -17,7 +17,8 @@ from inspector_ha.db import online_migrations
 def store(conf):
     stop = threading.Event()
     return db_api.Store(conf.database.connection,
-                        db_api.retry_policy(conf.database, stop), 1)
+                        db_api.retry_policy(conf.database, stop),
+                        pool=db_api.Pool(size=1, overflow=1))
 
 
 def member_versions(conf):

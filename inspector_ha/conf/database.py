@@ -12,11 +12,23 @@ OPTS = [
                help='SQLAlchemy URL of the database.'),
     cfg.IntOpt('max_pool_size', default=10, min=0, max=2 ** 31 - 1,
                help='Connections a process keeps open between '
-                    'transactions; it opens up to twice as many at once '
-                    '(SQLAlchemy\'s pool_size plus max_overflow as 0.1.0 '
-                    'set them), and a transaction beyond those waits up '
-                    'to 30 s for one. 0 means no limit (as in oslo.db, '
-                    'whose bounds these are).'),
+                    'transactions (SQLAlchemy\'s pool_size). 0 means no '
+                    'limit, as in oslo.db, whose names and bounds these '
+                    'are.'),
+    cfg.IntOpt('max_overflow', default=10, min=0, max=2 ** 31 - 1,
+               help='Connections a process opens beyond max_pool_size '
+                    'when that many are in use, closed when given back '
+                    '(SQLAlchemy\'s max_overflow).'),
+    cfg.IntOpt('pool_timeout', default=30, min=0, max=2 ** 31 - 1,
+               help='Seconds a transaction waits for a connection when '
+                    'max_pool_size plus max_overflow are in use; then it '
+                    'fails and is retried as a database error '
+                    '(SQLAlchemy\'s pool_timeout).'),
+    cfg.IntOpt('connection_recycle_time', default=3600, min=0,
+               max=2 ** 31 - 1,
+               help='Seconds after which a connection is closed and a new '
+                    'one opened as it is next taken, before a server or a '
+                    'proxy times it out (SQLAlchemy\'s pool_recycle).'),
     cfg.IntOpt('idle_transaction_timeout', default=3, min=0, max=3600,
                help='Seconds after which the database server aborts a '
                     'transaction left idle (a frozen or paused process), '

@@ -5,10 +5,11 @@ an ORM session: every statement is a Core statement on the tables
 (:mod:`inspector_ha.db.statements`), and the session's unit of work and
 its execution path cost about 0.2 ms of CPU per transaction (measured on
 SQLite: 0.54-0.65 ms for a read and a conditional update through a
-session, 0.33-0.42 through a connection). The store keeps its
-connections open between transactions itself
-(:mod:`inspector_ha.db.kept`), without SQLAlchemy's pool, on every
-database but a SQLite one in memory.
+session, 0.33-0.42 through a connection). Connections are kept open
+between transactions by SQLAlchemy's pool, sized as oslo.db names it
+(:class:`Pool`, from ``[database]``); after a connection is found cut,
+the pool drops every connection opened before, and the transaction is
+retried on a new one.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import (TYPE_CHECKING, Any, Concatenate, NamedTuple, ParamSpec,
+                    TypeVar, cast)
 
 import sqlalchemy as sa
 from sqlalchemy import event, exc
 
 from inspector_ha.common import retry
-from inspector_ha.db import kept as kept_mod
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -45,6 +46,23 @@ _T = TypeVar('_T')
 LOG = logging.getLogger(__name__)
 
 
+class Pool(NamedTuple):
+    """SQLAlchemy's pool of a store, as ``[database]`` sizes it (oslo.db's
+    names): ``size`` connections kept open (0: no limit), ``overflow``
+    more opened at once, a transaction beyond those waiting up to
+    ``timeout`` seconds, a connection reopened after ``recycle``."""
+
+    size: int = 10
+    overflow: int = 10
+    timeout: float = 30.0
+    recycle: int = 3600
+
+    @classmethod
+    def from_conf(cls, group: cfg.ConfigOpts.GroupAttr) -> Pool:
+        return cls(group.max_pool_size, group.max_overflow,
+                   group.pool_timeout, group.connection_recycle_time)
+
+
 class Store:
     """Owns the engine; runs functions of a connection in one transaction.
 
@@ -53,14 +71,11 @@ class Store:
     """
 
     def __init__(self, url: str, policy: retry.RetryPolicy,
-                 pool_size: int = 10, idle_timeout: int = 0,
+                 pool: Pool = Pool(), idle_timeout: int = 0,
                  sqlite_synchronous: bool = True) -> None:
         self.url = url
-        self.engine = _create_engine(url, sqlite_synchronous)
+        self.engine = _create_engine(url, pool, sqlite_synchronous)
         self._sqlite = self.engine.dialect.name == 'sqlite'
-        self._kept = (kept_mod.KeptConnections(self.engine, pool_size)
-                      if isinstance(self.engine.pool, sa.pool.NullPool)
-                      else None)
         if idle_timeout:
             _abort_idle_transactions(self.engine, idle_timeout)
         self._policy = policy
@@ -82,8 +97,6 @@ class Store:
 
     def _once(self, func: Callable[Concatenate[sa.Connection, _P], _T],
               *args: _P.args, **kwargs: _P.kwargs) -> _T:
-        if self._kept is not None:
-            return _on_kept(self._kept, self._sqlite, func, *args, **kwargs)
         with self.engine.begin() as connection:
             if self._sqlite:
                 _begin_immediate(connection)
@@ -92,61 +105,13 @@ class Store:
     def ping(self) -> None:
         """One round trip to the database, not retried (a health check);
         on SQLite without the write lock, so it never waits for a writer."""
-        if self._kept is not None:
-            _on_kept(self._kept, False, select_one)
-        else:
-            self._once(select_one)
+        with self.engine.connect() as connection:
+            select_one(connection)
 
     def dispose(self) -> None:
-        """Close the engine and the kept connections; a transaction after
-        this opens a connection of its own and closes it."""
-        if self._kept is not None:
-            self._kept.close()
+        """Close the pool's connections; a transaction after this opens
+        new ones."""
         self.engine.dispose()
-
-
-def _on_kept(kept: kept_mod.KeptConnections, immediate: bool,
-             func: Callable[Concatenate[sa.Connection, _P], _T],
-             *args: _P.args, **kwargs: _P.kwargs) -> _T:
-    """``func``'s transaction on a connection ``kept`` keeps; given back
-    once it committed or after an error :func:`_fit_after` (rolled back),
-    else closed; after a cut connection the others opened until then are
-    not used again. ``immediate``: SQLite's write lock first."""
-    connection = kept.take()
-    try:
-        with connection.begin():
-            if immediate:
-                _begin_immediate(connection)
-            result = func(connection, *args, **kwargs)
-    except BaseException as error:
-        if _fit_after(error):
-            kept.give_back(connection)
-        else:
-            if _cut(error):
-                kept.lost()
-            kept.discard(connection)
-        raise
-    kept.give_back(connection)
-    return result
-
-
-def _fit_after(error: BaseException) -> bool:
-    """Whether a connection whose transaction raised ``error`` is fit to
-    keep: after an error of the transaction's own or a constraint it
-    broke (a claim taken already, say), whose rollback then succeeded (a
-    failed rollback raises its own error instead); not after any other
-    database error, which may have broken the connection, nor after an
-    interrupt."""
-    if isinstance(error, exc.IntegrityError):
-        return True
-    return isinstance(error, Exception) and not isinstance(
-        error, exc.SQLAlchemyError)
-
-
-def _cut(error: BaseException) -> bool:
-    """Whether ``error`` is the database's connection found cut (SQLAlchemy
-    asks the dialect which errors are)."""
-    return isinstance(error, exc.DBAPIError) and error.connection_invalidated
 
 
 def select_one(conn: sa.Connection) -> None:
@@ -163,28 +128,35 @@ def _sqlite_file(url: str) -> bool:
             parsed.query.get('mode') != 'memory')
 
 
-def _create_engine(url: str, sqlite_synchronous: bool) -> sa.Engine:
+def _create_engine(url: str, pool: Pool,
+                   sqlite_synchronous: bool) -> sa.Engine:
     if url.startswith('sqlite'):
-        return _sqlite_engine(url, sqlite_synchronous)
-    # NOTE: the store keeps the connections (kept.KeptConnections), with
-    # no ping before a transaction (a round trip each): a connection found
-    # cut makes the others of its age unused, and the transaction is
-    # retried (Store.transaction) on a new one.
-    return sa.create_engine(url, poolclass=sa.pool.NullPool)
+        return _sqlite_engine(url, pool, sqlite_synchronous)
+    return sa.create_engine(url, **_pool_args(pool))
 
 
-def _sqlite_engine(url: str, synchronous: bool) -> sa.Engine:
+def _pool_args(pool: Pool) -> dict[str, Any]:
+    """``create_engine``'s arguments for ``pool``: the connection given
+    back last is taken first (idle ones beyond the load time out), and no
+    ping before a transaction (a round trip each): a connection found cut
+    makes the pool drop the others of its age, and the transaction is
+    retried (Store.transaction) on a new one."""
+    return {'pool_size': pool.size, 'max_overflow': pool.overflow,
+            'pool_timeout': pool.timeout, 'pool_recycle': pool.recycle,
+            'pool_use_lifo': True}
+
+
+def _sqlite_engine(url: str, pool: Pool, synchronous: bool) -> sa.Engine:
     """An engine on a SQLite file in WAL mode that syncs each commit or,
     not ``synchronous``, only its checkpoints. SQLite keeps a file synced
     that way consistent in WAL mode alone: a database it keeps out of WAL
     mode (in memory, or on a file system without shared memory) syncs
     each commit."""
-    # NOTE: the store keeps a file's connections (kept.KeptConnections);
-    # a database in memory keeps SQLAlchemy's default pool.
-    pool = {'poolclass': sa.pool.NullPool} if _sqlite_file(url) else {}
+    # NOTE: a database in memory keeps SQLAlchemy's default pool (each
+    # connection to it is a database of its own).
     engine = sa.create_engine(
         url, connect_args={'check_same_thread': False, 'timeout': 30},
-        **pool)
+        **(_pool_args(pool) if _sqlite_file(url) else {}))
 
     @event.listens_for(engine, 'connect')
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from inspector_ha.db import dialects
-from inspector_ha.db import prepared
+from inspector_ha.db import results
 from inspector_ha.db import statements as sql
 
 #: The key of a row: one unprocessed and one processed per node.
@@ -49,7 +49,7 @@ class DatabaseStore:
             'data': json.dumps(data)}, KEYS)
 
     def get(self, conn: sa.Connection, uuid: str, processed: bool) -> Any:
-        data = prepared.scalar(conn, sql.DATA_OF, {'b_uuid': uuid,
+        data = results.scalar(conn, sql.DATA_OF, {'b_uuid': uuid,
                                                    'b_processed': processed})
         if data is None:
             raise NotStored('Introspection data not found for node %s, '
@@ -57,4 +57,4 @@ class DatabaseStore:
         return json.loads(data)
 
     def delete(self, conn: sa.Connection, uuid: str) -> None:
-        prepared.rowcount(conn, sql.DELETE_DATA, {'b_uuid': uuid})
+        results.rowcount(conn, sql.DELETE_DATA, {'b_uuid': uuid})

@@ -16,7 +16,7 @@ from sqlalchemy.dialects import mysql
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite
 
-from inspector_ha.db import prepared
+from inspector_ha.db import results
 
 
 def insert_once(conn: sa.Connection, table: sa.Table,
@@ -28,12 +28,12 @@ def insert_once(conn: sa.Connection, table: sa.Table,
     error into a warning)."""
     dialect = conn.dialect.name
     if dialect in MYSQL:
-        if prepared.rows(conn, _built(dialect, _key_read, table), values):
+        if results.rows(conn, _built(dialect, _key_read, table), values):
             return False
-        prepared.rowcount(conn, _built(dialect, _plain_insert, table),
+        results.rowcount(conn, _built(dialect, _plain_insert, table),
                           values)
         return True
-    return prepared.rowcount(
+    return results.rowcount(
         conn, _built(dialect, _insert_or_nothing, table), values) == 1
 
 
@@ -42,7 +42,7 @@ def replace(conn: sa.Connection, table: sa.Table, values: dict[str, Any],
     """Insert ``values``, or overwrite the other columns of the row whose
     ``keys`` columns have these values."""
     dialect = conn.dialect.name
-    prepared.rowcount(conn, _built(dialect, _upsert, table, tuple(keys)),
+    results.rowcount(conn, _built(dialect, _upsert, table, tuple(keys)),
                       values)
 
 

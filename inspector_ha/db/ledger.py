@@ -26,7 +26,7 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import dialects
 from inspector_ha.db import models
-from inspector_ha.db import prepared
+from inspector_ha.db import results
 from inspector_ha.db import statements as sql
 
 PENDING = 'pending'
@@ -48,7 +48,7 @@ def add(conn: sa.Connection, node_uuid: str, event: str,
     publishes it; the row as inserted."""
     values = _values(node_uuid, event, attempt, payload, request_id,
                      status, detail, held_by)
-    prepared.rowcount(conn, sql.INSERT_REQUEST, values)
+    results.rowcount(conn, sql.INSERT_REQUEST, values)
     return models.detached(models.Request, values)
 
 
@@ -111,7 +111,7 @@ def recorded(conn: sa.Connection, node_uuid: str, name: str,
 def get(conn: sa.Connection, request_id: str) -> models.Request | None:
     """The request's row (detached, read with a statement built once),
     or None."""
-    return _detached(prepared.first(conn, sql.REQUEST, {'b_id': request_id}))
+    return _detached(results.first(conn, sql.REQUEST, {'b_id': request_id}))
 
 
 def _detached(row: dict[str, Any] | None) -> models.Request | None:
@@ -128,7 +128,7 @@ def payload(row: models.Request) -> Any:
 
 def mark(conn: sa.Connection, request_id: str, status: str,
          detail: str | None = None) -> None:
-    prepared.rowcount(conn, sql.UPDATE_REQUEST, {
+    results.rowcount(conn, sql.UPDATE_REQUEST, {
         'b_id': request_id, 'status': status, 'detail': detail,
         'updated_at': timeutils.utcnow()})
 
@@ -156,7 +156,7 @@ def note_failure(conn: sa.Connection, request_id: str,
 
 def _update_open(conn: sa.Connection, request_id: str,
                  values: dict[str, Any]) -> int:
-    return prepared.rowcount(conn, sql.UPDATE_REQUEST_IN, dict(
+    return results.rowcount(conn, sql.UPDATE_REQUEST_IN, dict(
         values, b_id=request_id, b_statuses=OPEN))
 
 
@@ -224,14 +224,14 @@ def renew_claim(conn: sa.Connection, node: models.Node, effect: str,
 def _latest(conn: sa.Connection, node: models.Node) -> bool:
     """Whether ``node`` (as read by this delivery) is the node's latest
     write, locking its row until the transaction ends."""
-    current = prepared.rows(conn, sql.NODE_FOR_UPDATE,
+    current = results.rows(conn, sql.NODE_FOR_UPDATE,
                             {'b_uuid': node.uuid})
     return current == [(node.state, node.generation)]
 
 
 def _stamped(conn: sa.Connection, claim_id: str) -> dict[str, Any] | None:
     """A claim's stamp (``deliveries``) and when it was stamped."""
-    return prepared.first(conn, sql.CLAIM_STAMPED, {'b_id': claim_id})
+    return results.first(conn, sql.CLAIM_STAMPED, {'b_id': claim_id})
 
 
 def _stamp(conn: sa.Connection, claim_id: str,
@@ -239,7 +239,7 @@ def _stamp(conn: sa.Connection, claim_id: str,
     """Stamp a claim as read in ``previous`` (called under its node's row
     lock); its new stamp."""
     stamp = (previous['deliveries'] if previous else 0) + 1
-    prepared.rowcount(conn, sql.UPDATE_REQUEST, {
+    results.rowcount(conn, sql.UPDATE_REQUEST, {
         'b_id': claim_id, 'deliveries': stamp,
         'updated_at': timeutils.utcnow()})
     return stamp
@@ -251,10 +251,10 @@ def count_delivery(conn: sa.Connection, request_id: str,
     count (0 if unknown)."""
     which = {'b_id': request_id, 'b_holder': holder}
     if conn.dialect.update_returning:
-        return prepared.scalar(conn, sql.COUNT_DELIVERY_RETURNING,
+        return results.scalar(conn, sql.COUNT_DELIVERY_RETURNING,
                                which) or 0
-    prepared.rowcount(conn, sql.COUNT_DELIVERY, which)
-    return prepared.scalar(conn, sql.DELIVERIES, which) or 0
+    results.rowcount(conn, sql.COUNT_DELIVERY, which)
+    return results.scalar(conn, sql.DELIVERIES, which) or 0
 
 
 def stale(conn: sa.Connection, older_than: float,
@@ -301,7 +301,7 @@ def newest(conn: sa.Connection, node_uuid: str, event: str,
            attempt: int | None) -> models.Request | None:
     """The newest ``event`` request of a node's attempt (one query, no
     other row loaded: a node's requests include 20 KB ramdisk posts)."""
-    return _detached(prepared.first(conn, sql.NEWEST_REQUEST, {
+    return _detached(results.first(conn, sql.NEWEST_REQUEST, {
         'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt}))
 
 
@@ -310,7 +310,7 @@ def newest_id(conn: sa.Connection, node_uuid: str, event: str,
     """The id of the newest ``event`` request of a node's attempt whose
     status is one of ``statuses``, or None."""
     wanted = frozenset(statuses)
-    for request_id, status in prepared.rows(conn, sql.REQUEST_STATUSES, {
+    for request_id, status in results.rows(conn, sql.REQUEST_STATUSES, {
             'b_uuid': node_uuid, 'b_event': event, 'b_attempt': attempt}):
         if status in wanted:
             return cast(str, request_id)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 import sqlalchemy as sa
 
 from inspector_ha.db import models
-from inspector_ha.db import prepared
+from inspector_ha.db import results
 
 MAC = 'mac'
 BMC = 'bmc_address'
@@ -37,7 +37,7 @@ def find(conn: sa.Connection, macs: Iterable[str] = (),
     query = _QUERIES[bool(values['b_macs']), bool(values['b_bmcs'])]
     if query is None:
         raise NotFound('no lookup attributes')
-    rows = prepared.rows(conn, query, values)
+    rows = results.rows(conn, query, values)
     if not rows:
         raise NotFound('no node under introspection matches')
     if len(rows) > 1 and rows[0][1] == rows[1][1]:

@@ -17,7 +17,7 @@ from inspector_ha.common import timeutils
 from inspector_ha.db import conflicts
 from inspector_ha.db import models
 from inspector_ha.db import ledger
-from inspector_ha.db import prepared
+from inspector_ha.db import results
 from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states
 
@@ -40,7 +40,7 @@ class InvalidState(Exception):
 def get(conn: sa.Connection, uuid: str) -> models.Node | None:
     """The node's row (read with a statement built once, as a model
     object no session tracks), or None."""
-    row = prepared.first(conn, sql.NODE, {'b_uuid': uuid})
+    row = results.first(conn, sql.NODE, {'b_uuid': uuid})
     return None if row is None else models.detached(models.Node, row)
 
 
@@ -119,7 +119,7 @@ def _copy(node: models.Node, values: dict[str, Any]) -> models.Node:
 def _entered_at(conn: sa.Connection,
                 node: models.Node) -> datetime.datetime | None:
     """When ``node`` entered its state (:data:`statements.ENTERED_AT`)."""
-    return prepared.scalar(conn, sql.ENTERED_AT, {'b_uuid': node.uuid,
+    return results.scalar(conn, sql.ENTERED_AT, {'b_uuid': node.uuid,
                                                   'b_state': node.state})
 
 
@@ -129,7 +129,7 @@ def _close_attempt(conn: sa.Connection, node: models.Node, to_state: str,
     redelivery (say of the start request a paused worker held when the
     node timed out) cannot restart the node. Reapply requests and the
     attempt-less delete stay: they act on a finished node."""
-    prepared.rowcount(conn, sql.UPDATE_ATTEMPT, {
+    results.rowcount(conn, sql.UPDATE_ATTEMPT, {
         'b_uuid': node.uuid, 'b_attempt': node.attempt,
         'b_kept_event': states.REAPPLY, 'b_statuses': ledger.OPEN,
         'b_id': request_id or '', 'status': ledger.REJECTED,
@@ -166,7 +166,7 @@ def create(conn: sa.Connection, uuid: str, manage_boot: bool | None,
 def _insert(conn: sa.Connection, uuid: str, state: str,
             manage_boot: bool | None) -> None:
     """A node row's first attempt, in ``state``."""
-    prepared.rowcount(conn, sql.INSERT_NODE, {
+    results.rowcount(conn, sql.INSERT_NODE, {
         'uuid': uuid, 'state': state, 'generation': 1, 'attempt': 1,
         'started_at': timeutils.utcnow(), 'manage_boot': manage_boot})
 
@@ -188,7 +188,7 @@ def delete(conn: sa.Connection, uuid: str) -> None:
 
 def _conditional_update(conn: sa.Connection, node: models.Node,
                         values: dict[str, Any]) -> None:
-    moved = prepared.rowcount(conn, sql.MOVE_NODE, dict(
+    moved = results.rowcount(conn, sql.MOVE_NODE, dict(
         values, b_uuid=node.uuid, b_state=node.state,
         b_generation=node.generation))
     if moved != 1:
@@ -200,7 +200,7 @@ def record(conn: sa.Connection, uuid: str, event: str,
            from_state: str | None, to_state: str, generation: int,
            actor: str, request_id: str | None,
            at: datetime.datetime | None = None) -> None:
-    prepared.rowcount(conn, sql.INSERT_TRANSITION, {
+    results.rowcount(conn, sql.INSERT_TRANSITION, {
         'node_uuid': uuid, 'event': event, 'from_state': from_state,
         'to_state': to_state, 'generation': generation, 'actor': actor,
         'request_id': request_id, 'at': at or timeutils.utcnow()})
@@ -210,24 +210,20 @@ def add_attributes(conn: sa.Connection, uuid: str, name: str,
                    values: Iterable[str]) -> None:
     rows = [{'node_uuid': uuid, 'name': name, 'value': value}
             for value in values]
-    if len(rows) == 1:
-        # NOTE: the usual case (a node's one MAC, one BMC address) on the
-        # prepared path; a list of rows is batched by executemany.
-        prepared.rowcount(conn, sql.INSERT_ATTRIBUTES, rows[0])
-    elif rows:
+    if rows:
         conn.execute(sql.INSERT_ATTRIBUTES, rows)
 
 
 def replace_attributes(conn: sa.Connection, uuid: str, name: str,
                        values: Iterable[str]) -> None:
     """The node's attributes ``name`` are ``values`` (and no others)."""
-    prepared.rowcount(conn, sql.DELETE_NAMED_ATTRIBUTES,
+    results.rowcount(conn, sql.DELETE_NAMED_ATTRIBUTES,
                       {'b_uuid': uuid, 'b_name': name})
     add_attributes(conn, uuid, name, values)
 
 
 def delete_attributes(conn: sa.Connection, uuid: str) -> None:
-    prepared.rowcount(conn, sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
+    results.rowcount(conn, sql.DELETE_ATTRIBUTES, {'b_uuid': uuid})
 
 
 def history(conn: sa.Connection, uuid: str) -> list[models.Transition]:

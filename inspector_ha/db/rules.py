@@ -18,7 +18,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from inspector_ha.common import timeutils
 from inspector_ha.db import models
-from inspector_ha.db import prepared
+from inspector_ha.db import results
 
 
 #: The keys of a condition or action that are not plugin parameters.
@@ -80,7 +80,7 @@ RULES = cast(sa.Table, Rule.__table__)
 CONDITIONS = cast(sa.Table, RuleCondition.__table__)
 ACTIONS = cast(sa.Table, RuleAction.__table__)
 #: Every rule, oldest first (the order they are evaluated in); read at
-#: each processing, so on the prepared path.
+#: each processing.
 EVERY_RULE = sa.select(RULES).order_by(RULES.c.created_at, RULES.c.uuid)
 
 
@@ -152,7 +152,7 @@ def get(conn: sa.Connection, uuid: str) -> dict[str, Any]:
 
 def list_all(conn: sa.Connection) -> list[dict[str, Any]]:
     """Every rule, oldest first (the order they are evaluated in)."""
-    return _load(conn, prepared.mappings(conn, EVERY_RULE, {}))
+    return _load(conn, results.mappings(conn, EVERY_RULE, {}))
 
 
 def _load(conn: sa.Connection,
@@ -171,7 +171,7 @@ def _by_rule(conn: sa.Connection, table: sa.Table,
     """The rows of ``table`` (by column name) of each rule of ``uuids``."""
     result: dict[str, list[dict[str, Any]]] = {}
     if uuids:
-        for child in prepared.mappings(conn, CHILDREN[table.name],
+        for child in results.mappings(conn, CHILDREN[table.name],
                                        {'b_rules': uuids}):
             result.setdefault(child['rule'], []).append(child)
     return result

@@ -2,11 +2,11 @@
 
 Building a SQLAlchemy statement (coercing its clauses, computing its
 cache key) costs about as much CPU as running it; these are built at
-import with bound parameters (``b_*``) and run with a dict of values, so
-each execution only binds; the hot ones run on the driver's cursor
-through :mod:`inspector_ha.db.prepared`, which compiles each once per
-database. Written as Core statements on the tables: the ORM's unit of
-work would cost more than the statement.
+import with bound parameters (``b_*``) and run with a dict of values
+(:mod:`inspector_ha.db.results`), so SQLAlchemy compiles each once per
+database and finds it in its compiled cache after that. Written as Core
+statements on the tables: the ORM's unit of work would cost more than
+the statement.
 """
 
 from __future__ import annotations

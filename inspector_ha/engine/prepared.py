@@ -15,7 +15,7 @@ from inspector_ha.db import ledger
 from inspector_ha.db import lookup
 from inspector_ha.db import models
 from inspector_ha.db import nodes
-from inspector_ha.db import prepared as db_prepared
+from inspector_ha.db import results
 from inspector_ha.db import rules as rules_db
 from inspector_ha.db import statements as sql
 from inspector_ha.fsm import states as st
@@ -102,7 +102,7 @@ def as_started(conn: sa.Connection, node: models.Node) -> Started:
     snapshot = ledger.payload(start).get('node') if start else None
     if snapshot is None:
         return Started(rules=every_rule)
-    macs = [mac for (mac,) in db_prepared.rows(
+    macs = [mac for (mac,) in results.rows(
         conn, sql.ATTRIBUTE_VALUES,
         {'b_uuid': node.uuid, 'b_name': lookup.MAC})]
     ports = ledger.recorded(conn, node.uuid, PORTS, node.attempt)

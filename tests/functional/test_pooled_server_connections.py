@@ -1,6 +1,6 @@
 """The store keeps its connections to PostgreSQL and MariaDB open between
-transactions (inspector_ha.db.kept), and after the server cut them
-retries a transaction once, on a new connection."""
+transactions (SQLAlchemy's pool, sized by [database]), and after the
+server cut them retries a transaction once, on a new connection."""
 
 import threading
 
@@ -88,7 +88,8 @@ def test_a_transaction_after_the_server_cut_every_kept_connection_succeeds_on_it
 def test_the_store_keeps_no_more_connections_than_its_pool_size(
         server_url):
     store = db_api.Store(server_url, retry.RetryPolicy(
-        'database', 0, 0.05, threading.Event(), db_api.RETRYABLE), pool_size=2)
+        'database', 0, 0.05, threading.Event(), db_api.RETRYABLE),
+        pool=db_api.Pool(size=2))
     try:
         first = _sessions_at_once(store, 4)
         second = _sessions_at_once(store, 4)
