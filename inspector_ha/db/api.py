@@ -181,10 +181,9 @@ def _begin_immediate(conn: sa.Connection) -> None:
     ``begin`` event listener: any engine event makes SQLAlchemy dispatch
     events around every statement (6 us of CPU each here, a third of a
     read by key), and through ``exec_driver_sql`` this statement cost as
-    much as a transaction's read. Any failure is raised as SQLAlchemy's
-    (so the store closes the connection instead of keeping it); an
-    operational one (the lock still busy after the timeout, a read-only
-    file) is retried.
+    much as a transaction's read. Any failure is raised as SQLAlchemy's;
+    an operational one (the lock still busy after the timeout, a
+    read-only file) is retried.
     """
     driver = cast(sqlite3.Connection, conn.connection.driver_connection)
     try:
