@@ -119,10 +119,10 @@ class Service:
         if workers:
             self._start_workers()
         self.membership = membership.Membership(
-            self.coordinator, self.lifecycle, self.conf.coordination,
-            self.conf.host, self._roles(workers),
-            self.group_shrank, self._shown,
-            self._on_workers(),
+            coordinator=self.coordinator, lifecycle=self.lifecycle,
+            opts=self.conf.coordination, host=self.conf.host,
+            roles=self._roles(workers), on_shrink=self.group_shrank,
+            shown=self._shown, on_workers=self._on_workers(),
             leads=periodic_jobs or self.firewall is not None,
             on_rejoin=self._rejoined)
         self.membership.enter()
@@ -144,19 +144,22 @@ class Service:
         """The tasks bound to transitions, as a worker runs them."""
         ironic = (self.ironic if self.pacing is None
                   else self.ironic.paced(self.pacing))
-        return tasks.Tasks(ironic, self.store, self.announce_whitelist,
-                           self.throttle, self.pipeline, self.data_store,
-                           self.conf, claims=claims.Claims(
-                               store=self.store,
-                               window=self.conf.coordination.lease_timeout,
-                               stop=self.lifecycle.stop))
+        return tasks.Tasks(
+            ironic=ironic, store=self.store,
+            announce=self.announce_whitelist, throttle=self.throttle,
+            pipeline=self.pipeline, data_store=self.data_store,
+            conf=self.conf, claims=claims.Claims(
+                store=self.store,
+                window=self.conf.coordination.lease_timeout,
+                stop=self.lifecycle.stop))
 
     def worker(self):
         """A worker: its ``handle`` takes one delivered request."""
-        return worker.Worker(self.store, self.coordinator.node_lock,
-                             self.tasks(), self.announce_whitelist,
-                             self.lifecycle, self.conf.worker,
-                             self.member_id)
+        return worker.Worker(
+            store=self.store, node_lock=self.coordinator.node_lock,
+            tasks=self.tasks(), announce=self.announce_whitelist,
+            lifecycle=self.lifecycle, opts=self.conf.worker,
+            actor=self.member_id)
 
     def watch(self, hard_exit=os._exit):
         """The backend watch of an (idle) worker process."""
@@ -165,8 +168,10 @@ class Service:
         broker = None if check is None else (check, retry.RetryPolicy(
             'queue', conf.queue.retry_count, conf.queue.retry_timeout,
             self.stop, (probe.BrokerUnreachable,)))
-        return watch_mod.Watch(self.store, broker, self.lifecycle,
-                               conf.worker, hard_exit, self._delivered_at)
+        return watch_mod.Watch(
+            store=self.store, broker=broker, lifecycle=self.lifecycle,
+            opts=conf.worker, hard_exit=hard_exit,
+            delivered_at=self._delivered_at)
 
     def election(self, name):
         """This member's campaign for the leadership ``name``."""
@@ -213,9 +218,10 @@ class Service:
                                                 opts.pool_size)
         self.pacing = _pacing(opts, self.stop)
         self._consumer = queue.Consumer(
-            self.transport, self.conf.queue.topic, self.worker().handle,
-            opts.pool_size, opts.queue_get_timeout, self.stop,
-            opts.requeue_delay, self.share)
+            transport=self.transport, topic=self.conf.queue.topic,
+            handler=self.worker().handle, pool_size=opts.pool_size,
+            get_timeout=opts.queue_get_timeout, stop=self.stop,
+            requeue_delay=opts.requeue_delay, share=self.share)
         self._consumer.start()
         self.watch().start()
 
@@ -265,8 +271,9 @@ class Service:
 
     def _leader_loop(self, name, period, job, log_runs=True):
         return leadership.LeaderLoop(
-            self.election(name), period, job, self.lifecycle,
-            self.campaign(), log_runs)
+            election=self.election(name), period=period, job=job,
+            lifecycle=self.lifecycle, campaign=self.campaign(),
+            log_runs=log_runs)
 
     def _bus(self):
         return firewall_bus.Bus(self.conf, self.member_id, self.releases)
@@ -277,10 +284,12 @@ class Service:
         if self.bus is None:
             self.bus = self._bus()
         self.firewall = firewall_mgr.Firewall(
-            firewall_base.load(self.conf, self.stop), self.bus,
-            self.election(firewall_mgr.LEADERSHIP), self.store,
-            self.lifecycle, self.conf.pxe_filter, self.campaign(),
-            releases.counted_after(self.conf.coordination.lease_timeout))
+            driver=firewall_base.load(self.conf, self.stop), bus=self.bus,
+            election=self.election(firewall_mgr.LEADERSHIP),
+            store=self.store, lifecycle=self.lifecycle,
+            opts=self.conf.pxe_filter, campaign=self.campaign(),
+            catch_up=releases.counted_after(
+                self.conf.coordination.lease_timeout))
         self.firewall.start()
         firewall_mgr.BlacklistSync(
             self.firewall.lists, self.list_ports,

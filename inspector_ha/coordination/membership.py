@@ -60,7 +60,7 @@ class Membership(threading.Thread):
     and whenever it counts them (see the module).
     """
 
-    def __init__(self, coordinator: tooz_backend.Coordinator,
+    def __init__(self, *, coordinator: tooz_backend.Coordinator,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any, host: str,
                  roles: Iterable[str], on_shrink: Callable[[], None],
                  shown: Callable[[], dict[str, Any]] = dict,

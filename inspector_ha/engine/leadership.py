@@ -40,7 +40,7 @@ class LeaderLoop(threading.Thread):
     waits on the reset flag, which shutdown sets after the stop flag.
     """
 
-    def __init__(self, election: election_mod.Election, period: float,
+    def __init__(self, *, election: election_mod.Election, period: float,
                  job: Callable[[election_mod.Fence], object],
                  lifecycle: lifecycle_mod.Lifecycle,
                  campaign: election_mod.Campaign,

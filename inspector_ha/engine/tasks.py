@@ -53,11 +53,12 @@ class Tasks:
     ``[processing]`` group; ``claims`` fence the power calls.
     """
 
-    def __init__(self, ironic: ironic_client.Ironic, store: db_api.Store,
-                 announce: Announce, throttle: throttle_mod.RebootThrottle,
+    def __init__(self, *, ironic: ironic_client.Ironic,
+                 store: db_api.Store, announce: Announce,
+                 throttle: throttle_mod.RebootThrottle,
                  pipeline: pipeline_mod.Pipeline,
                  data_store: prepared_mod.DataStore,
-                 conf: Any, *, claims: claims_mod.Claims) -> None:
+                 conf: Any, claims: claims_mod.Claims) -> None:
         self._ironic = ironic
         self._claims = claims
         self._store = store

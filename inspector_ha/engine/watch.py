@@ -36,7 +36,8 @@ class Watch(threading.Thread):
     to the queue and every SQL write is a whole transaction.
     """
 
-    def __init__(self, store: db_api.Store, broker: tuple[Any, Any] | None,
+    def __init__(self, *, store: db_api.Store,
+                 broker: tuple[Any, Any] | None,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
                  hard_exit: Callable[[int], object] = os._exit,
                  delivered_at: Callable[[], float] = lambda: 0.0) -> None:

@@ -62,7 +62,7 @@ class Worker:
     (recorded with every transition).
     """
 
-    def __init__(self, store: db_api.Store, node_lock: NodeLock,
+    def __init__(self, *, store: db_api.Store, node_lock: NodeLock,
                  tasks: tasks_mod.Tasks, announce: tasks_mod.Announce,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
                  actor: str) -> None:

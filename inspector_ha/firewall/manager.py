@@ -52,7 +52,7 @@ class Firewall(threading.Thread):
     (:func:`inspector_ha.coordination.releases.counted_after`).
     """
 
-    def __init__(self, driver: base.Driver, bus: bus_mod.Bus,
+    def __init__(self, *, driver: base.Driver, bus: bus_mod.Bus,
                  election: election_mod.Election, store: db_api.Store,
                  lifecycle: lifecycle_mod.Lifecycle, opts: Any,
                  campaign: election_mod.Campaign,

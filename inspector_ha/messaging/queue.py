@@ -84,7 +84,9 @@ def publisher(transport: Transport, topic: str, publisher_id: str,
     """The publisher of ``transport``'s kind."""
     if isinstance(transport, local.LocalQueue):
         return LocalPublisher(transport)
-    return Publisher(transport, topic, publisher_id, retry, version_for)
+    return Publisher(transport=transport, topic=topic,
+                     publisher_id=publisher_id, retry=retry,
+                     version_for=version_for)
 
 
 class LocalPublisher:
@@ -108,7 +110,7 @@ class Publisher:
     never holds up an API response; a message that cannot be sent is
     dropped (and logged) because the outbox re-drives it from SQL."""
 
-    def __init__(self, transport: messaging.Transport, topic: str,
+    def __init__(self, *, transport: messaging.Transport, topic: str,
                  publisher_id: str, retry: int | None,
                  version_for: Callable[[str], str | None] | None = None,
                  backlog: int = 10000) -> None:
@@ -167,7 +169,7 @@ class Consumer:
     and return to the queue when its connection closes.
     """
 
-    def __init__(self, transport: Transport, topic: str,
+    def __init__(self, *, transport: Transport, topic: str,
                  handler: Callable[[objects.TransitionRequest], bool],
                  pool_size: int, get_timeout: float, stop: threading.Event,
                  requeue_delay: float = 0.0,

@@ -26,8 +26,8 @@ def member(coordinator, roles=('worker',), shown=dict, on_workers=None,
            life=None, on_shrink=lambda: None, lease_timeout=5):
     """A member of the group (not entered yet), watching every 0.5 s."""
     return membership.Membership(
-        coordinator, life or lifecycle.Lifecycle(),
-        types.SimpleNamespace(watch_period=0.5,
-                              lease_timeout=lease_timeout),
-        'host-a', list(roles), on_shrink=on_shrink, shown=shown,
+        coordinator=coordinator, lifecycle=life or lifecycle.Lifecycle(),
+        opts=types.SimpleNamespace(watch_period=0.5,
+                                   lease_timeout=lease_timeout),
+        host='host-a', roles=list(roles), on_shrink=on_shrink, shown=shown,
         on_workers=on_workers)

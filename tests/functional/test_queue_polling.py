@@ -15,7 +15,8 @@ def test_a_worker_listener_waits_at_least_the_floor_after_a_message(
     target = messaging.Target(topic=backends.unique_name('floor'))
     listener = queue._poll_style_listener(transport, target)
     try:
-        publisher = queue.Publisher(transport, target.topic, 'floor', None)
+        publisher = queue.Publisher(transport=transport, topic=target.topic,
+                                    publisher_id='floor', retry=None)
         publisher.publish('request-1', 'node-1', 'start')
         publisher.close()
         polled = []

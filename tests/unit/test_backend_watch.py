@@ -138,8 +138,10 @@ def _watch_answered_at(service, answered_at):
     store, probe = _CountedStore(answered_at), _CountedProbe()
     policy = retry.RetryPolicy('queue', 1, 0.05, service.stop,
                                (probe_mod.BrokerUnreachable,))
-    watch = watch_mod.Watch(store, (probe, policy), service.lifecycle,
-                            service.conf.worker, None, lambda: answered_at)
+    watch = watch_mod.Watch(store=store, broker=(probe, policy),
+                            lifecycle=service.lifecycle,
+                            opts=service.conf.worker, hard_exit=None,
+                            delivered_at=lambda: answered_at)
     return watch, store, probe
 
 

@@ -35,7 +35,9 @@ class _Ironic:
 
 def _persistent(driver_info, snapshot=True):
     ironic = _Ironic(driver_info)
-    task = tasks.Tasks(ironic, *[None] * 6, claims=None)
+    task = tasks.Tasks(ironic=ironic, store=None, announce=None,
+                       throttle=None, pipeline=None, data_store=None,
+                       conf=None, claims=None)
     payload = {'node': {'driver_info': driver_info}} if snapshot else None
     request = types.SimpleNamespace(
         payload=json.dumps(payload) if payload else None)

@@ -44,8 +44,10 @@ def test_a_hurried_campaign_is_due_at_once_and_fast_again():
 
 
 def _loop(service, held, campaign):
-    return leadership.LeaderLoop(held, 60, lambda fence: None,
-                                 service.lifecycle, campaign)
+    return leadership.LeaderLoop(election=held, period=60,
+                                 job=lambda fence: None,
+                                 lifecycle=service.lifecycle,
+                                 campaign=campaign)
 
 
 def test_a_member_that_sees_the_group_shrink_tries_at_once_and_hurries(

@@ -80,8 +80,9 @@ class _Handled:
 
 
 def _publish(service_conf, count):
-    publisher = queue.Publisher(messaging.get_notification_transport(
-        service_conf), 'share-test', 'unit', None)
+    publisher = queue.Publisher(
+        transport=messaging.get_notification_transport(service_conf),
+        topic='share-test', publisher_id='unit', retry=None)
     for _ in range(count):
         publisher.publish(str(uuidlib.uuid4()), str(uuidlib.uuid4()),
                           'start')
@@ -94,8 +95,9 @@ def _consuming(service_conf, handled, share, pool_size):
     taking requests into ``handled`` within ``share``; stopped after."""
     stop = threading.Event()
     consumer = queue.Consumer(
-        messaging.get_notification_transport(service_conf), 'share-test',
-        handled, pool_size, 0.1, stop, share=share)
+        transport=messaging.get_notification_transport(service_conf),
+        topic='share-test', handler=handled, pool_size=pool_size,
+        get_timeout=0.1, stop=stop, share=share)
     consumer.start()
     try:
         yield consumer
@@ -156,8 +158,9 @@ def test_a_message_polled_as_the_share_shrank_below_the_thread_is_put_back():
     share = cluster_share.ClusterShare(3, 3)
     share.resize_for(1)
     handled = _Handled(0)
-    consumer = queue.Consumer(None, 'share-test', handled, 3, 0.1,
-                              threading.Event(), share=share)
+    consumer = queue.Consumer(transport=None, topic='share-test',
+                              handler=handled, pool_size=3, get_timeout=0.1,
+                              stop=threading.Event(), share=share)
     share.resize_for(3)
     message = _Message()
     consumer._admitted_one(2, message)

@@ -209,11 +209,11 @@ class SilentBus:
 
 
 def _firewall(service, driver):
-    return manager.Firewall(driver, SilentBus(),
-                            service.election(manager.LEADERSHIP),
-                            service.store, service.lifecycle,
-                            service.conf.pxe_filter,
-                            election.Campaign(1.0, 1.0, 0.0))
+    return manager.Firewall(driver=driver, bus=SilentBus(),
+                            election=service.election(manager.LEADERSHIP),
+                            store=service.store, lifecycle=service.lifecycle,
+                            opts=service.conf.pxe_filter,
+                            campaign=election.Campaign(1.0, 1.0, 0.0))
 
 
 def test_a_new_leader_waits_the_whole_lease_whatever_changes_meanwhile(
@@ -349,9 +349,10 @@ def _white_list_read_again(service, monkeypatch, bus, when_open,
                         lambda conn: dict(in_store))
     driver = RecordingDriver(service.conf)
     firewall = manager.Firewall(
-        driver, bus, service.election(manager.LEADERSHIP), service.store,
-        service.lifecycle, service.conf.pxe_filter,
-        election.Campaign(1.0, 1.0, 0.0), catch_up=catch_up)
+        driver=driver, bus=bus, election=service.election(
+            manager.LEADERSHIP), store=service.store,
+        lifecycle=service.lifecycle, opts=service.conf.pxe_filter,
+        campaign=election.Campaign(1.0, 1.0, 0.0), catch_up=catch_up)
     firewall.lists.replace_black({})
     firewall.catch_up()
     leading = _lead(firewall)

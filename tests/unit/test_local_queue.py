@@ -15,8 +15,9 @@ import backends
 
 
 def _consumer(transport, handler, stop, pool_size=2):
-    consumer = queue.Consumer(transport, 'local-test', handler, pool_size,
-                              0.1, stop)
+    consumer = queue.Consumer(transport=transport, topic='local-test',
+                              handler=handler, pool_size=pool_size,
+                              get_timeout=0.1, stop=stop)
     consumer.start()
     return consumer
 

@@ -36,6 +36,7 @@ def test_an_api_process_probes_once_a_lease_and_a_worker_every_period(
     assert service.membership.period == coordination.lease_timeout
     for roles, leads in ((['worker'], False), (['api'], True)):
         member = membership.Membership(
-            service.coordinator, service.lifecycle, coordination, 'host-a',
-            roles, on_shrink=lambda: None, leads=leads)
+            coordinator=service.coordinator, lifecycle=service.lifecycle,
+            opts=coordination, host='host-a', roles=roles,
+            on_shrink=lambda: None, leads=leads)
         assert member.period == coordination.watch_period

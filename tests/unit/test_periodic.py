@@ -38,8 +38,9 @@ def _leader(service, name, job, period=60):
     election = service.election(name)
     election.epoch = service.store.transaction(leaders.elect, name,
                                                service.member_id)
-    return leadership.LeaderLoop(election, period, job, service.lifecycle,
-                                 service.campaign())
+    return leadership.LeaderLoop(election=election, period=period, job=job,
+                                 lifecycle=service.lifecycle,
+                                 campaign=service.campaign())
 
 
 def _open_requests(service, event):

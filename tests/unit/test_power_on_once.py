@@ -113,8 +113,9 @@ def _claims(store, clock, stop=None):
 
 
 def _tasks(store, clock, ironic, stop=None):
-    return tasks.Tasks(ironic, store, None, None, None, None, None,
-                       claims=_claims(store, clock, stop))
+    return tasks.Tasks(ironic=ironic, store=store, announce=None,
+                       throttle=None, pipeline=None, data_store=None,
+                       conf=None, claims=_claims(store, clock, stop))
 
 
 def _claim_then_take_over(store, uuid, clock, ironic, frozen_for,

@@ -58,8 +58,9 @@ class _Message:
 
 
 def _consumer(handled):
-    return queue.Consumer(None, 'topic', handled.append, 1, 0.1,
-                          threading.Event())
+    return queue.Consumer(transport=None, topic='topic',
+                          handler=handled.append, pool_size=1,
+                          get_timeout=0.1, stop=threading.Event())
 
 
 @pytest.mark.parametrize('version, event', [('1.7', 'start'),
@@ -87,8 +88,9 @@ def test_the_publisher_sends_at_the_version_it_is_given(service):
     transport = messaging.get_notification_transport(service.conf)
     listener = queue._poll_style_listener(
         transport, messaging.Target(topic='wire-test'))
-    publisher = queue.Publisher(transport, 'wire-test', 'unit',
-                                0, version_for=lambda name: '1.0')
+    publisher = queue.Publisher(transport=transport, topic='wire-test',
+                                publisher_id='unit', retry=0,
+                                version_for=lambda name: '1.0')
     try:
         publisher.publish(UUID, 'node-1', 'start')
         polled = queue._as_list(listener.poll(timeout=5))
