@@ -11,26 +11,37 @@ introspection's lines in every process. A request queued without an API
 call (by a periodic task) is logged under ``req-<its row id>``.
 """
 
+from __future__ import annotations
+
 import json
+from typing import TYPE_CHECKING, Any, Protocol
 
 from oslo_context import context as context_mod
+
+if TYPE_CHECKING:
+    # NOTE: db imports common, so common does not import db's models.
+    class Row(Protocol):
+        """A request row (:class:`inspector_ha.db.models.Request`)."""
+        id: str
+        node_uuid: str
+        payload: str | None
 
 #: The payload key holding the ids; removed again by :func:`unstamp`.
 KEY = '_context'
 
 
-def from_environ(environ):
+def from_environ(environ: dict[str, Any]) -> context_mod.RequestContext:
     """Make the WSGI request's ids the current context."""
     return context_mod.RequestContext.from_environ(environ, overwrite=True)
 
 
-def clear():
+def clear() -> None:
     """No current context: lines are logged without request ids."""
     # NOTE: oslo.context has no public way to unset the thread's context.
     context_mod._request_store.context = None
 
 
-def current_ids():
+def current_ids() -> dict[str, str | None] | None:
     ctx = context_mod.get_current()
     if ctx is None or not ctx.request_id:
         return None
@@ -38,7 +49,7 @@ def current_ids():
             'global_request_id': ctx.global_request_id}
 
 
-def stamp(payload):
+def stamp(payload: Any) -> Any:
     """``payload`` with the current ids added (when there are some)."""
     ids = current_ids()
     if ids is None or not isinstance(payload, (dict, type(None))):
@@ -46,7 +57,7 @@ def stamp(payload):
     return dict(payload or {}, **{KEY: ids})
 
 
-def unstamp(payload):
+def unstamp(payload: Any) -> tuple[Any, Any]:
     """``(payload without the ids, the ids or {})``."""
     if not isinstance(payload, dict) or KEY not in payload:
         return payload, {}
@@ -54,7 +65,7 @@ def unstamp(payload):
     return payload, payload.pop(KEY) or {}
 
 
-def bind(row):
+def bind(row: Row) -> context_mod.RequestContext:
     """Make the ids of request ``row`` (or its own id) the context."""
     try:
         ids = unstamp(json.loads(row.payload))[1] if row.payload else {}

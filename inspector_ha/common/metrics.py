@@ -9,14 +9,41 @@ processes per port, set ``PROMETHEUS_MULTIPROC_DIR`` as prometheus-client
 documents: ``/metrics`` then sums that server's processes.
 """
 
+from __future__ import annotations
+
 import os
 import time
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import prometheus_client as prom
 from prometheus_client import multiprocess
 
 from inspector_ha.common import timeutils
 from inspector_ha.fsm import states as st
+
+if TYPE_CHECKING:
+    import datetime
+    from collections.abc import Iterable, Sequence
+    from wsgiref.simple_server import WSGIServer
+
+    from _typeshed.wsgi import (StartResponse, WSGIApplication,
+                                WSGIEnvironment)
+    from oslo_config import cfg
+    from prometheus_client.metrics import MetricWrapperBase
+
+    # NOTE: db imports common, so common does not import db's models.
+    class Request(Protocol):
+        """A request row (:class:`inspector_ha.db.models.Request`)."""
+        event: str
+        created_at: datetime.datetime
+
+    class Node(Protocol):
+        """A node row (:class:`inspector_ha.db.models.Node`)."""
+        state: str
+        started_at: datetime.datetime | None
+
+#: A metric, and the type of its series.
+_M = TypeVar('_M', bound='MetricWrapperBase')
 
 PREFIX = 'inspector_ha_'
 PATH = '/metrics'
@@ -25,15 +52,16 @@ SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
            60, 120, 300, 600, 1800, 3600)
 
 
-def _counter(name, doc, labels=()):
+def _counter(name: str, doc: str, labels: Sequence[str] = ()) -> prom.Counter:
     return prom.Counter(PREFIX + name, doc, labels)
 
 
-def _histogram(name, doc, labels=()):
+def _histogram(name: str, doc: str,
+               labels: Sequence[str] = ()) -> prom.Histogram:
     return prom.Histogram(PREFIX + name, doc, labels, buckets=SECONDS)
 
 
-def _gauge(name, doc, labels=()):
+def _gauge(name: str, doc: str, labels: Sequence[str] = ()) -> prom.Gauge:
     return prom.Gauge(PREFIX + name, doc, labels,
                       multiprocess_mode='livemax')
 
@@ -97,7 +125,7 @@ PXE_OPEN = _gauge('pxe_filter_open', '1 when this host serves DHCP to '
                                      'nodes (the firewall leader), else 0.')
 
 
-def since(moment):
+def since(moment: datetime.datetime | None) -> float:
     """Seconds from ``moment`` (a naive UTC datetime) to now, >= 0."""
     if moment is None:
         return 0.0
@@ -107,10 +135,10 @@ def since(moment):
 #: Each metric's series by label values, as ``labels()`` gives them (it
 #: checks and converts the values under a lock on every call: 5-7 us of
 #: CPU, against under 1 here); no more than the metric keeps itself.
-_SERIES: dict = {}
+_SERIES: dict[tuple[MetricWrapperBase, tuple[object, ...]], Any] = {}
 
 
-def series(metric, *values):
+def series(metric: _M, *values: object) -> _M:
     """``metric.labels(*values)``, looked up once. Only for label values
     from a bounded set (events, states, routes, call names, results), as
     every label of these metrics is."""
@@ -121,7 +149,7 @@ def series(metric, *values):
     return found
 
 
-def delivered(request, deliveries):
+def delivered(request: Request, deliveries: int) -> None:
     """A worker took ``request`` (a request row) to handle it; the queue
     lag is that of its first delivery."""
     series(DELIVERIES, request.event).inc()
@@ -129,7 +157,8 @@ def delivered(request, deliveries):
         series(QUEUE_LAG, request.event).observe(since(request.created_at))
 
 
-def committed(node, to_state, stayed=None):
+def committed(node: Node, to_state: str | None,
+              stayed: float | None = None) -> None:
     """A transition of ``node`` (as it was before) to ``to_state``, after
     ``stayed`` seconds in its state (None: not known)."""
     if stayed is not None:
@@ -139,12 +168,12 @@ def committed(node, to_state, stayed=None):
         series(DURATION, to_state).observe(since(node.started_at))
 
 
-def ran(task, result):
+def ran(task: str, result: str) -> None:
     """A run of periodic ``task`` led by this process ended."""
     series(PERIODIC_RUNS, task, result).inc()
 
 
-def fenced(task):
+def fenced(task: str) -> None:
     """A write of ``task``'s deposed leader was refused; it steps down."""
     series(FENCED_WRITES, task).inc()
     ran(task, 'fenced')
@@ -153,18 +182,18 @@ def fenced(task):
 class Timer:
     """``with Timer(series(histogram, ...)):`` observes the block's time."""
 
-    def __init__(self, histogram):
+    def __init__(self, histogram: prom.Histogram) -> None:
         self._histogram = histogram
 
-    def __enter__(self):
+    def __enter__(self) -> Timer:
         self._began = time.monotonic()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, *exc_info: object) -> None:
         self._histogram.observe(time.monotonic() - self._began)
 
 
-def _registry():
+def _registry() -> prom.CollectorRegistry:
     if os.environ.get('PROMETHEUS_MULTIPROC_DIR'):
         registry = prom.CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
@@ -172,26 +201,27 @@ def _registry():
     return prom.REGISTRY
 
 
-def app():
+def app() -> WSGIApplication:
     """The WSGI application answering ``/metrics``."""
     return prom.make_wsgi_app(_registry())
 
 
-def wrap(wsgi_app, conf):
+def wrap(wsgi_app: WSGIApplication, conf: cfg.ConfigOpts) -> WSGIApplication:
     """``wsgi_app`` answering :data:`PATH` itself (no authentication,
     like ``/healthcheck``) unless ``[metrics] enabled`` is false."""
     if not conf.metrics.enabled:
         return wsgi_app
     metrics_app = app()
 
-    def dispatch(environ, start_response):
+    def dispatch(environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         if environ.get('PATH_INFO') == PATH:
             return metrics_app(environ, start_response)
         return wsgi_app(environ, start_response)
     return dispatch
 
 
-def serve(conf):
+def serve(conf: cfg.ConfigOpts) -> WSGIServer | None:
     """Serve ``/metrics`` on ``[metrics] port`` (a worker); None if 0."""
     if not conf.metrics.enabled or not conf.metrics.port:
         return None

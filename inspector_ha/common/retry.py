@@ -5,16 +5,26 @@ and a retry timeout. The pause is a wait on the process stop event, so a
 SIGTERM interrupts it at once (``sigterm_flag.wait`` in doc/design.md).
 """
 
+from __future__ import annotations
+
 import logging
 import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import threading
 
 LOG = logging.getLogger(__name__)
+
+_T = TypeVar('_T')
 
 
 class BackendUnavailable(Exception):
     """A backend stayed unreachable for the whole retry budget."""
 
-    def __init__(self, backend, cause, location=None):
+    def __init__(self, backend: str, cause: BaseException,
+                 location: str | None = None) -> None:
         where = ' at %s' % location if location else ''
         super().__init__(without_credentials(
             '%s unavailable%s: %s' % (backend, where, cause)))
@@ -27,7 +37,7 @@ class BackendUnavailable(Exception):
 _USERINFO = re.compile(r'(://|(?<=://)[^/\s]*,)[^/@\s,]+@')
 
 
-def without_credentials(text):
+def without_credentials(text: str) -> str:
     """``text`` with the ``user:password@`` of any URL in it removed."""
     previous = None
     while previous != text:
@@ -56,8 +66,11 @@ class RetryPolicy:
         for errors.
     """
 
-    def __init__(self, backend, count, timeout, stop, retry_on,
-                 retry_if=None, location=None):
+    def __init__(self, backend: str, count: int, timeout: float,
+                 stop: threading.Event,
+                 retry_on: Iterable[type[BaseException]],
+                 retry_if: Callable[[BaseException], bool] | None = None,
+                 location: str | None = None) -> None:
         self.backend = backend
         self.location = location
         self.retry_if = retry_if or (lambda exc: True)
@@ -66,7 +79,7 @@ class RetryPolicy:
         self.stop = stop
         self.retry_on = tuple(retry_on)
 
-    def call(self, func, *args, **kwargs):
+    def call(self, func: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
         for attempt in range(self.count + 1):
             try:
                 return func(*args, **kwargs)
@@ -80,7 +93,7 @@ class RetryPolicy:
                 break
         raise BackendUnavailable(self.backend, last, self.location)
 
-    def _pause(self, attempt, exc):
+    def _pause(self, attempt: int, exc: BaseException) -> bool:
         if attempt >= self.count:
             return False
         LOG.warning('%s call failed (attempt %d of %d): %s', self.backend,

@@ -5,6 +5,8 @@ process sends after its backends are connected and its listener is bound.
 Without ``$NOTIFY_SOCKET`` (not under systemd) nothing is sent.
 """
 
+from __future__ import annotations
+
 import logging
 import os
 import socket
@@ -13,7 +15,7 @@ LOG = logging.getLogger(__name__)
 ENV = 'NOTIFY_SOCKET'
 
 
-def notify(state):
+def notify(state: str) -> bool:
     """Send ``state`` (``READY=1``, ``STOPPING=1``, ...); True if sent."""
     address = os.environ.get(ENV)
     if not address:

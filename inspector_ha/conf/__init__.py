@@ -7,12 +7,19 @@ object). A plugin's own group is registered when the plugin is loaded,
 and for the chosen plugins at start-up (``opts.register_chosen``).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from oslo_messaging import opts as messaging_opts
 
 from inspector_ha.conf import opts
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
-def register_opts(conf):
+
+def register_opts(conf: cfg.ConfigOpts) -> None:
     for group, options in opts.service_opts():
         conf.register_opts(options, group=group)
     for group, options in messaging_opts.list_opts():

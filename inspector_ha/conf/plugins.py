@@ -14,9 +14,14 @@ value is one line there); :func:`list_opts` collects those of every
 installed plugin for the sample configuration.
 """
 
+from __future__ import annotations
+
 import importlib.metadata
 import logging
 import typing
+
+if typing.TYPE_CHECKING:
+    from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
 
@@ -37,17 +42,19 @@ SELECTORS = (
 )
 
 
-def _entry_points(namespace):
+def _entry_points(
+        namespace: str) -> dict[str, importlib.metadata.EntryPoint]:
     return {ep.name: ep
             for ep in importlib.metadata.entry_points(group=namespace)}
 
 
-def installed(namespace):
+def installed(namespace: str) -> list[str]:
     """The names of the plugins installed in ``namespace``, sorted."""
     return sorted(_entry_points(namespace))
 
 
-def _chosen(conf, selector):
+def _chosen(conf: cfg.ConfigOpts,
+            selector: Selector) -> importlib.metadata.EntryPoint:
     """The entry point named by the selector's value in ``conf``;
     ValueError naming the installed ones if there is none."""
     value = conf[selector.group][selector.name]
@@ -58,7 +65,7 @@ def _chosen(conf, selector):
     return found[value]
 
 
-def check(conf, group, name):
+def check(conf: cfg.ConfigOpts, group: str, name: str) -> None:
     """ValueError if ``[group] name`` names a plugin that is not
     installed (nothing if it names no plugin)."""
     for selector in SELECTORS:
@@ -66,18 +73,20 @@ def check(conf, group, name):
             _chosen(conf, selector)
 
 
-def _own_opts(entry_point):
+def _own_opts(entry_point: importlib.metadata.EntryPoint
+              ) -> list[tuple[str, list[cfg.Opt]]]:
     plugin = entry_point.load()
     lister = getattr(plugin, 'list_opts', None)
     return list(lister()) if lister is not None else []
 
 
-def register_chosen(conf):
+def register_chosen(
+        conf: cfg.ConfigOpts) -> list[tuple[str, list[cfg.Opt]]]:
     """Check every option naming a plugin, and register the chosen
     plugins' own options on ``conf``; return them as ``[(group,
     [opts])]``. ValueError, starting with the option, if a plugin is not
     installed or cannot be loaded."""
-    result = []
+    result: list[tuple[str, list[cfg.Opt]]] = []
     for selector in SELECTORS:
         where = '[%s] %s' % (selector.group, selector.name)
         try:
@@ -95,10 +104,10 @@ def register_chosen(conf):
     return result
 
 
-def list_opts():
+def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     """``[(group, [opts])]`` of every installed plugin's own options; a
     plugin that cannot be loaded is logged and left out."""
-    found = {}
+    found: dict[str, list[cfg.Opt]] = {}
     for selector in SELECTORS:
         for name, entry_point in sorted(
                 _entry_points(selector.namespace).items()):

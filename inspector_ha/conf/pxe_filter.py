@@ -1,12 +1,14 @@
 """[pxe_filter]: the HA PXE filter (which driver, how it is fed, what
 every driver filters). A driver's own options are in its module."""
 
+from __future__ import annotations
+
 from oslo_config import cfg
 
 GROUP = 'pxe_filter'
 
 
-def _12_5(name):
+def _12_5(name: str) -> cfg.DeprecatedOpt:
     """Where ironic-inspector 12.5 has an option every driver reads."""
     return cfg.DeprecatedOpt(name, group='iptables')
 
