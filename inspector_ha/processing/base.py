@@ -1,11 +1,20 @@
 """The processing hook interface (entry points
 ``inspector_ha.hooks.processing``)."""
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import changes as changes_mod
 from inspector_ha.processing import target
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    from inspector_ha.ironic import node as ironic_node
 
 LOG = logging.getLogger(__name__)
 
@@ -14,7 +23,7 @@ class HookError(Exception):
     """A hook refuses the data; the introspection fails with this text."""
 
 
-def pre_hooks_failed(failures):
+def pre_hooks_failed(failures: Iterable[str]) -> str:
     """The error of an introspection whose pre-processing hooks failed,
     in upstream's words."""
     return ('The following failures happened during running '
@@ -29,15 +38,16 @@ class ProcessingHook:
     in ``processing``, with a :class:`NodeContext`.
     """
 
-    dependencies = ()
+    dependencies: tuple[str, ...] = ()
 
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         self.conf = conf
 
-    def before_processing(self, data):
+    def before_processing(self, data: dict[str, Any]) -> None:
         pass
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: NodeContext) -> None:
         pass
 
 
@@ -50,16 +60,19 @@ class NodeContext:
     have), which the worker records in SQL and then sends.
     """
 
-    def __init__(self, ironic, node, known_macs, ports=None):
-        self.uuid = node.id
+    def __init__(self, ironic: ironic_client.Ironic,
+                 node: ironic_node.Node, known_macs: Iterable[str],
+                 ports: Iterable[ironic_client.Port] | None = None
+                 ) -> None:
+        self.uuid: str = node.id
         self.node = node
         self.known_macs = set(known_macs)
-        self.patches = []
-        self.traits = []
+        self.patches: changes_mod.Patch = []
+        self.traits: list[Sequence[str]] = []
         self.reset_interfaces = False
-        self._new_ports = {}
-        self._port_patches = {}
-        self._deleted_ports = {}
+        self._new_ports: dict[str, dict[str, Any]] = {}
+        self._port_patches: dict[str, changes_mod.Patch] = {}
+        self._deleted_ports: dict[str, str] = {}
         self._ironic = ironic
         # NOTE: the ports as the introspection started, when recorded;
         # else listed from Ironic on first use.
@@ -67,17 +80,18 @@ class NodeContext:
                                                   for p in ports}
 
     @property
-    def properties(self):
+    def properties(self) -> dict[str, Any]:
         return self.node.properties or {}
 
-    def set_property(self, name, value, overwrite=True):
+    def set_property(self, name: str, value: Any,
+                     overwrite: bool = True) -> None:
         if not overwrite and name in self.properties:
             return
         path = '/properties/' + name
         self.patches = [p for p in self.patches if p['path'] != path]
         self.patches.append({'op': 'add', 'path': path, 'value': value})
 
-    def pending_property(self, name):
+    def pending_property(self, name: str) -> Any:
         """A property's value once the collected patch is applied."""
         path = '/properties/' + name
         for operation in reversed(self.patches):
@@ -86,7 +100,7 @@ class NodeContext:
                     'add', 'replace') else None
         return self.properties.get(name)
 
-    def update_capabilities(self, **caps):
+    def update_capabilities(self, **caps: Any) -> None:
         """Merge ``caps`` into ``properties/capabilities`` (``k:v,...``),
         keeping what Ironic has and what earlier hooks set."""
         merged = target.capabilities_to_dict(
@@ -95,11 +109,11 @@ class NodeContext:
         self.set_property('capabilities',
                           target.dict_to_capabilities(merged))
 
-    def patch(self, operations):
+    def patch(self, operations: Iterable[dict[str, Any]]) -> None:
         """Add JSON-patch operations on the node to the collected patch."""
         self.patches.extend(operations)
 
-    def create_port(self, mac, pxe_enabled):
+    def create_port(self, mac: str, pxe_enabled: bool) -> None:
         """Plan a port for ``mac`` unless Ironic has one; later hooks see
         it in :meth:`ports` (with no id yet) and may patch it."""
         mac = mac.lower()
@@ -108,7 +122,7 @@ class NodeContext:
         self._new_ports[mac] = {'address': mac, 'pxe_enabled': pxe_enabled}
         self.known_macs.add(mac)
 
-    def ports(self):
+    def ports(self) -> dict[str, ironic_client.Port]:
         """``{mac: Port}`` of the node's Ironic ports (listed once) and of
         the ports planned by :meth:`create_port`."""
         if self._ports is None:
@@ -121,7 +135,7 @@ class NodeContext:
         return {mac: port for mac, port in dict(self._ports, **planned)
                 .items() if mac not in self._deleted_ports}
 
-    def delete_port(self, port):
+    def delete_port(self, port: ironic_client.Port) -> None:
         """Plan deleting a :class:`~inspector_ha.ironic.client.Port` that
         Ironic has (one only planned is dropped from the plan)."""
         self._new_ports.pop(port.address, None)
@@ -129,12 +143,13 @@ class NodeContext:
         if port.id is not None:
             self._deleted_ports[port.address] = port.id
 
-    def patch_port(self, port, operations):
+    def patch_port(self, port: ironic_client.Port,
+                   operations: Iterable[dict[str, Any]]) -> None:
         """Collect JSON-patch operations on a :class:`~inspector_ha.ironic.
         client.Port`; sent with the other changes, one PATCH per port."""
         self._port_patches.setdefault(port.address, []).extend(operations)
 
-    def changes(self):
+    def changes(self) -> changes_mod.Changes:
         """Everything collected, as the data the worker records."""
         ids = {mac: port.id for mac, port in (self._ports or {}).items()}
         return changes_mod.Changes(

@@ -9,7 +9,11 @@ string hint means ``s==`` and a number ``==``. Strings are compared in
 lower case; a disk matches when it satisfies every hint.
 """
 
+from __future__ import annotations
+
 import json
+from collections.abc import Iterable
+from typing import Any
 from urllib import parse as urlparse
 
 from oslo_utils import specs_matcher
@@ -29,7 +33,7 @@ class HintError(ValueError):
     a value of the wrong type."""
 
 
-def parse(hints):
+def parse(hints: Any) -> dict[str, Any]:
     """``{name: expression}`` ready for :func:`matches`, from a dict or
     its JSON text. :raises HintError: on anything invalid."""
     if isinstance(hints, str):
@@ -49,14 +53,15 @@ def parse(hints):
             for name, value in hints.items()}
 
 
-def find(disks, hints):
+def find(disks: Iterable[dict[str, Any]], hints: dict[str, Any]
+         ) -> list[dict[str, Any]]:
     """The disks (dicts of the inventory) matching every parsed hint."""
     return [disk for disk in disks
             if all(matches(disk.get(name), name, expression)
                    for name, expression in hints.items())]
 
 
-def matches(value, name, expression):
+def matches(value: Any, name: str, expression: Any) -> bool:
     """Whether a disk's field ``value`` satisfies a parsed hint."""
     kind = TYPES[name]
     if value is None or value == '':
@@ -84,7 +89,7 @@ def matches(value, name, expression):
                         % (name, expression, exc)) from None
 
 
-def _split(name, expression):
+def _split(name: str, expression: Any) -> tuple[str, list[str]]:
     """``(operator or '', [values])`` of an expression, lower case."""
     text = str(expression).strip().lower()
     if not text:
@@ -105,13 +110,13 @@ def _split(name, expression):
     return '', [text]
 
 
-def _looks_like_operator(token):
+def _looks_like_operator(token: str) -> bool:
     if token.startswith('<') and token.endswith('>') and len(token) > 2:
         return True
     return set(token) <= _OPERATOR_CHARS and bool(set(token) - {'s'})
 
 
-def _parse_str(name, expression):
+def _parse_str(name: str, expression: Any) -> str:
     if not isinstance(expression, str):
         raise HintError('Root device hint "%s" is not a string value. Hint '
                         'expression: %s' % (name, expression))
@@ -122,7 +127,7 @@ def _parse_str(name, expression):
     return '%s %s' % (operator or 's==', ' '.join(quoted))
 
 
-def _parse_int(name, expression):
+def _parse_int(name: str, expression: Any) -> str:
     if isinstance(expression, bool):
         raise HintError('Root device hint "%s" is not an integer value. '
                         'Current value: %s' % (name, expression))
@@ -142,7 +147,7 @@ def _parse_int(name, expression):
     return '%s %s' % (operator or '==', values[0])
 
 
-def _parse_bool(name, expression):
+def _parse_bool(name: str, expression: Any) -> bool:
     try:
         return strutils.bool_from_string(expression, strict=True)
     except ValueError:
@@ -150,7 +155,7 @@ def _parse_bool(name, expression):
                         'Current value: %s' % (name, expression)) from None
 
 
-def _quote(text):
+def _quote(text: str) -> str:
     """Spaces and special characters in a value would split it into
     tokens of the matcher's grammar: compare them URL-quoted."""
     return urlparse.quote(text)

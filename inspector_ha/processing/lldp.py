@@ -14,9 +14,13 @@ aggregation) and the 802.3 ones for link aggregation and MTU. Not
 covered: 802.3 MAC/PHY configuration (the MAU type tables).
 """
 
+from __future__ import annotations
+
 import ipaddress
 import logging
 import struct
+from collections.abc import Iterable
+from typing import Any
 
 LOG = logging.getLogger(__name__)
 
@@ -41,12 +45,12 @@ class Invalid(ValueError):
     pass
 
 
-def raw_tlvs(data):
+def raw_tlvs(data: dict[str, Any]) -> dict[str, list[Any]]:
     """``{interface name: TLV list}`` from ``lldp_raw`` (IPA's ``lldp``
     collector), else from the inventory interfaces' legacy ``lldp``."""
     raw = _section(data, 'lldp_raw')
     interfaces = _section(data, 'inventory').get('interfaces')
-    result = {}
+    result: dict[str, list[Any]] = {}
     for iface in interfaces if isinstance(interfaces, list) else ():
         name = iface.get('name') if isinstance(iface, dict) else None
         if not isinstance(name, str):
@@ -57,14 +61,14 @@ def raw_tlvs(data):
     return result
 
 
-def _section(data, name):
+def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
     value = data.get(name)
     return value if isinstance(value, dict) else {}
 
 
-def parse(tlvs):
+def parse(tlvs: Iterable[Any] | None) -> dict[str, Any]:
     """Parse one interface's TLVs into upstream's name/value pairs."""
-    values = {}
+    values: dict[str, Any] = {}
     for item in tlvs or ():
         try:
             tlv_type, hex_value = item
@@ -75,7 +79,8 @@ def parse(tlvs):
     return values
 
 
-def _parse_tlv(tlv_type, value, values):
+def _parse_tlv(tlv_type: int, value: bytes, values: dict[str, Any]
+               ) -> None:
     if tlv_type in (CHASSIS_ID, PORT_ID):
         name, subtypes = (('switch_chassis_id', CHASSIS_SUBTYPES)
                           if tlv_type == CHASSIS_ID else
@@ -100,7 +105,8 @@ _TEXT = {PORT_DESCRIPTION: 'switch_port_description',
          SYSTEM_DESCRIPTION: 'switch_system_description'}
 
 
-def _parse_org(oui, subtype, value, values):
+def _parse_org(oui: bytes, subtype: int, value: bytes,
+               values: dict[str, Any]) -> None:
     if oui == DOT1_OUI and subtype in _DOT1:
         _DOT1[subtype](value, values)
     elif (oui, subtype) == (DOT3_OUI, 3):
@@ -109,18 +115,18 @@ def _parse_org(oui, subtype, value, values):
         _set(values, 'switch_port_mtu', _uint16(value))
 
 
-def _port_vlan(value, values):
+def _port_vlan(value: bytes, values: dict[str, Any]) -> None:
     _set(values, 'switch_port_untagged_vlan_id', _uint16(value))
 
 
-def _protocol_vlan(value, values):
+def _protocol_vlan(value: bytes, values: dict[str, Any]) -> None:
     flags, vlan = struct.unpack('!BH', value)
     _set(values, 'switch_port_protocol_vlan_enabled', bool(flags & 4))
     _set(values, 'switch_port_protocol_vlan_support', bool(flags & 2))
     _append(values, 'switch_port_protocol_vlan_ids', vlan)
 
 
-def _vlan_name(value, values):
+def _vlan_name(value: bytes, values: dict[str, Any]) -> None:
     vlan, length = struct.unpack('!HB', value[:3])
     name = value[3:3 + length]
     if len(name) != length:
@@ -129,7 +135,7 @@ def _vlan_name(value, values):
             {'name': _text(name).rstrip('\x00'), 'id': vlan})
 
 
-def _protocol_identity(value, values):
+def _protocol_identity(value: bytes, values: dict[str, Any]) -> None:
     length = value[0]
     if len(value) < 1 + length:
         raise Invalid('protocol identity shorter than its length')
@@ -137,11 +143,11 @@ def _protocol_identity(value, values):
             value[1:1 + length].hex())
 
 
-def _management_vlan(value, values):
+def _management_vlan(value: bytes, values: dict[str, Any]) -> None:
     _set(values, 'switch_port_management_vlan_id', _uint16(value))
 
 
-def _link_aggregation(value, values):
+def _link_aggregation(value: bytes, values: dict[str, Any]) -> None:
     status, port = struct.unpack('!BI', value)
     _set(values, 'switch_port_link_aggregation_enabled', bool(status & 2))
     _set(values, 'switch_port_link_aggregation_support', bool(status & 1))
@@ -152,7 +158,7 @@ _DOT1 = {1: _port_vlan, 2: _protocol_vlan, 3: _vlan_name,
          4: _protocol_identity, 6: _management_vlan, 7: _link_aggregation}
 
 
-def _identifier(value, subtypes):
+def _identifier(value: bytes, subtypes: dict[int, str]) -> str:
     kind = subtypes.get(value[0])
     if kind == 'mac':
         return _mac(value[1:])
@@ -163,7 +169,7 @@ def _identifier(value, subtypes):
     raise Invalid('unknown subtype %d' % value[0])
 
 
-def _address(value):
+def _address(value: bytes) -> str:
     """An IANA address family byte and the address (IPv4, IPv6, MAC)."""
     family, address = value[0], value[1:]
     if family == 1 and len(address) == 4 or family == 2 and len(
@@ -174,28 +180,28 @@ def _address(value):
     raise Invalid('unsupported address family %d' % family)
 
 
-def _mac(value):
+def _mac(value: bytes) -> str:
     if len(value) != 6:
         raise Invalid('a MAC address has 6 bytes, not %d' % len(value))
     return ':'.join('%02x' % b for b in value)
 
 
-def _text(value):
+def _text(value: bytes) -> str:
     return value.decode('utf-8')
 
 
-def _uint16(value):
+def _uint16(value: bytes) -> int:
     return struct.unpack('!H', value)[0]
 
 
-def _bits(mask):
+def _bits(mask: int) -> list[str]:
     return [name for bit, name in enumerate(CAPABILITY_NAMES)
             if name and mask & (1 << bit)]
 
 
-def _set(values, name, value):
+def _set(values: dict[str, Any], name: str, value: Any) -> None:
     values.setdefault(name, value)
 
 
-def _append(values, name, value):
+def _append(values: dict[str, Any], name: str, value: Any) -> None:
     values.setdefault(name, []).append(value)

@@ -7,21 +7,32 @@ the UUID of the Ironic node the data is for (``enroll`` creates it), or
 raises :class:`~inspector_ha.processing.base.HookError` to refuse the data.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from stevedore import driver
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    from inspector_ha.ironic import client as ironic_client
 
 NAMESPACE = 'inspector_ha.hooks.node_not_found'
 
 
 class NodeNotFoundHook:
-    def __init__(self, conf, ironic):
+    def __init__(self, conf: cfg.ConfigOpts,
+                 ironic: ironic_client.Ironic) -> None:
         self.conf = conf
         self.ironic = ironic
 
-    def __call__(self, data):
+    def __call__(self, data: dict[str, Any]) -> str | None:
         raise NotImplementedError
 
 
-def load(conf, ironic):
+def load(conf: cfg.ConfigOpts, ironic: ironic_client.Ironic
+         ) -> NodeNotFoundHook | None:
     """The hook named by ``[processing] node_not_found_hook``, or None.
 
     :raises RuntimeError: no such hook.
@@ -30,8 +41,10 @@ def load(conf, ironic):
     if not name:
         return None
     try:
-        return driver.DriverManager(NAMESPACE, name, invoke_on_load=True,
-                                    invoke_args=(conf, ironic)).driver
+        # NOTE: stevedore's types infer no plugin type from a namespace.
+        manager: Any = driver.DriverManager(
+            NAMESPACE, name, invoke_on_load=True, invoke_args=(conf, ironic))
+        return manager.driver
     except Exception as exc:
         # NOTE: or a hook written for ironic-inspector, adapted.
         from inspector_ha.processing import upstream

@@ -1,11 +1,17 @@
 """Loading processing hooks and running their two phases."""
 
+from __future__ import annotations
+
 import logging
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from stevedore import named
 
 from inspector_ha.processing import base
 from inspector_ha.processing import upstream
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
 NAMESPACE = 'inspector_ha.hooks.processing'
@@ -13,10 +19,10 @@ MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError)
 
 
 class Pipeline:
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         names = [n.strip() for n in conf.processing.processing_hooks
                  .split(',') if n.strip()]
-        upstream_names = []
+        upstream_names: list[str] = []
         manager = named.NamedExtensionManager(
             NAMESPACE, names, invoke_on_load=True, invoke_args=(conf,),
             name_order=True,
@@ -27,11 +33,12 @@ class Pipeline:
         ours = {ext.name: ext.obj for ext in manager}
         theirs = {hook.name: hook for hook in
                   upstream.processing_hooks(conf, upstream_names)}
-        self.hooks = [ours.get(n) or theirs[n] for n in names]
+        self.hooks: list[base.ProcessingHook] = [
+            ours.get(n) or theirs[n] for n in names]
 
-    def before_processing(self, data):
+    def before_processing(self, data: dict[str, Any]) -> list[str]:
         """Run every hook's first phase; return the failure messages."""
-        failures = []
+        failures: list[str] = []
         for hook in self.hooks:
             try:
                 hook.before_processing(data)
@@ -46,12 +53,14 @@ class Pipeline:
                                 (type(hook).__name__, exc))
         return failures
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         for hook in self.hooks:
             hook.before_update(data, node)
 
 
-def _failed(manager, entrypoint, exc):
+def _failed(manager: Any, entrypoint: Any, exc: BaseException
+            ) -> NoReturn:
     # NOTE: stevedore only logs a hook that fails to load (bad options,
     # a missing file) and runs without it; refuse to start instead.
     raise RuntimeError('Processing hook %s cannot be loaded: %s' %

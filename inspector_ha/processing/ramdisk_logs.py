@@ -18,21 +18,28 @@ Without a directory nothing is stored. Logs that are not valid base64
 are logged and dropped; the data is processed all the same.
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
 import logging
 import os
 import tempfile
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.common import timeutils
 from inspector_ha.processing.hooks import interfaces
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
 #: Where the logs travel to the worker in a process request's payload.
 KEY = '_ramdisk_logs'
 
 
-def carry(conf, data, logs):
+def carry(conf: cfg.ConfigOpts, data: dict[str, Any], logs: str | None
+          ) -> dict[str, Any]:
     """``data`` with ``logs`` for the worker to save if processing fails
     (only when there are logs and a directory to save them in)."""
     if logs and conf.processing.ramdisk_logs_dir:
@@ -40,12 +47,13 @@ def carry(conf, data, logs):
     return data
 
 
-def take(data):
+def take(data: dict[str, Any]) -> str | None:
     """Remove the carried logs from ``data``; them or None."""
     return data.pop(KEY, None)
 
 
-def save(conf, logs, data, uuid):
+def save(conf: cfg.ConfigOpts, logs: str | None, data: dict[str, Any],
+         uuid: str | None) -> str | None:
     """Write ``logs`` for node ``uuid`` (None: unknown); never raises."""
     directory = conf.processing.ramdisk_logs_dir
     if not logs:
@@ -71,8 +79,9 @@ def save(conf, logs, data, uuid):
         return None
 
 
-def _file_name(conf, data, uuid):
-    def safe(value):
+def _file_name(conf: cfg.ConfigOpts, data: dict[str, Any],
+               uuid: str | None) -> str:
+    def safe(value: object) -> str:
         return str(value).replace('/', '_')
     mac = interfaces.pxe_mac_of(data) or 'unknown'
     bmc = data.get('ipmi_address') or 'unknown'
@@ -81,7 +90,7 @@ def _file_name(conf, data, uuid):
         bmc=safe(bmc), dt=timeutils.utcnow())
 
 
-def _write(directory, name, content):
+def _write(directory: str, name: str, content: bytes) -> str:
     os.makedirs(directory, exist_ok=True)
     path = os.path.join(directory, name)
     fd, tmp = tempfile.mkstemp(dir=directory, prefix='.ramdisk-logs-')

@@ -6,21 +6,30 @@ file ``[accelerators] known_devices`` (a ``pci_devices`` list of
 malformed file stops the hook from loading.
 """
 
-import logging
+from __future__ import annotations
 
-import yaml
+import logging
+from typing import TYPE_CHECKING, Any
+
+import yaml  # type: ignore[import-untyped]  # no stubs in the venv
 
 from inspector_ha.processing import base
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
 
 
 class AcceleratorsHook(base.ProcessingHook):
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
-        self.known = load_known_devices(conf.accelerators.known_devices)
+        # NOTE: Any keys: looked up with None too (see _key).
+        self.known: dict[Any, dict[str, Any]] = load_known_devices(
+            conf.accelerators.known_devices)
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         devices = data.get('pci_devices')
         if not devices or not isinstance(devices, list):
             LOG.warning('Unable to distinguish accelerator devices due to no '
@@ -37,7 +46,8 @@ class AcceleratorsHook(base.ProcessingHook):
             node.set_property('accelerators', found)
 
 
-def load_known_devices(path):
+def load_known_devices(path: str
+                       ) -> dict[tuple[str, str], dict[str, Any]]:
     """``{(vendor_id, device_id): device}`` from the YAML file.
 
     :raises RuntimeError: the file is missing or malformed.
@@ -58,7 +68,7 @@ def load_known_devices(path):
     return {(str(d['vendor_id']), str(d['device_id'])): d for d in devices}
 
 
-def _key(device):
+def _key(device: object) -> tuple[str, str] | None:
     if not isinstance(device, dict):
         return None
     return str(device.get('vendor_id')), str(device.get('product_id'))

@@ -1,6 +1,9 @@
 """capabilities: boot mode and CPU flags as node capabilities."""
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from inspector_ha.processing import base
 
@@ -8,9 +11,10 @@ LOG = logging.getLogger(__name__)
 
 
 class CapabilitiesHook(base.ProcessingHook):
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         inventory = _section(data, 'inventory')
-        caps = {}
+        caps: dict[str, Any] = {}
         if self.conf.capabilities.boot_mode:
             caps.update(_boot_mode(inventory))
         caps.update(_cpu_flags(inventory, self.conf.capabilities.cpu_flags))
@@ -18,7 +22,7 @@ class CapabilitiesHook(base.ProcessingHook):
             node.update_capabilities(**caps)
 
 
-def _boot_mode(inventory):
+def _boot_mode(inventory: dict[str, Any]) -> dict[str, Any]:
     mode = _section(inventory, 'boot').get('current_boot_mode')
     if mode is None:
         LOG.warning('No boot mode information available')
@@ -26,7 +30,8 @@ def _boot_mode(inventory):
     return {'boot_mode': mode}
 
 
-def _cpu_flags(inventory, mapping):
+def _cpu_flags(inventory: dict[str, Any], mapping: dict[str, str]
+               ) -> dict[str, str]:
     flags = _section(inventory, 'cpu').get('flags')
     if not flags or not isinstance(flags, list):
         LOG.warning('No CPU flags available, please update your '
@@ -36,6 +41,6 @@ def _cpu_flags(inventory, mapping):
     return {name: 'true' for flag, name in mapping.items() if flag in flags}
 
 
-def _section(data, name):
+def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
     value = data.get(name)
     return value if isinstance(value, dict) else {}

@@ -8,7 +8,10 @@ upstream does); otherwise creates the node in ``enroll`` with
 that rules can tell such nodes apart.
 """
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from inspector_ha.common import addresses
 from inspector_ha.ironic import bmc as ironic_bmc
@@ -20,7 +23,7 @@ LOG = logging.getLogger(__name__)
 
 
 class EnrollHook(not_found.NodeNotFoundHook):
-    def __call__(self, data):
+    def __call__(self, data: dict[str, Any]) -> str:
         bmc = self._bmc_address(data)
         self._refuse_known(data, bmc)
         fields = dict(self.conf.discovery.enroll_node_fields)
@@ -33,7 +36,7 @@ class EnrollHook(not_found.NodeNotFoundHook):
         data['auto_discovered'] = True
         return node.id
 
-    def _bmc_address(self, data):
+    def _bmc_address(self, data: dict[str, Any]) -> str | None:
         reported = {'4': data.get('ipmi_address'),
                     '6': data.get('ipmi_v6address')}
         for version in self.conf.discovery.enabled_bmc_address_version:
@@ -43,7 +46,8 @@ class EnrollHook(not_found.NodeNotFoundHook):
                     'created without ipmi address')
         return None
 
-    def _refuse_known(self, data, bmc):
+    def _refuse_known(self, data: dict[str, Any], bmc: str | None
+                      ) -> None:
         macs = interfaces.lookup_macs(data)
         if not macs:
             LOG.warning('No suitable interfaces found for discovered node. '

@@ -5,7 +5,10 @@ integer when it is one) and ``data`` is deleted. Upstream's docstring
 says the data is stored in Swift; its code no longer does, nor does this.
 """
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from inspector_ha.processing import base
 
@@ -14,7 +17,8 @@ ITEM_SIZE = 4
 
 
 class ExtraHardwareHook(base.ProcessingHook):
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         if 'data' not in data:
             LOG.warning('No extra hardware information was received from '
                         'the ramdisk')
@@ -30,14 +34,14 @@ class ExtraHardwareHook(base.ProcessingHook):
         data['extra'] = convert(data.pop('data'))
 
 
-def _is_edeploy(items, strict):
+def _is_edeploy(items: Any, strict: bool) -> bool:
     return isinstance(items, list) and all(
         isinstance(item, list) and (not strict or len(item) == ITEM_SIZE)
         for item in items)
 
 
-def convert(items):
-    extra = {}
+def convert(items: list[list[Any]]) -> dict[Any, Any]:
+    extra: dict[Any, Any] = {}
     for item in items:
         if len(item) < ITEM_SIZE:
             LOG.warning('Ignoring invalid extra data item %s', item)
@@ -50,7 +54,7 @@ def convert(items):
     return extra
 
 
-def _int_or_same(value):
+def _int_or_same(value: Any) -> Any:
     try:
         return int(value)
     except (TypeError, ValueError):

@@ -8,12 +8,18 @@ of existing ports is set to whether the node booted from them. Ports of
 a node that is ``active`` or in ``rescue`` are never deleted or changed.
 """
 
+from __future__ import annotations
+
 import ipaddress
 import logging
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.common import addresses
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
 
@@ -21,7 +27,7 @@ ACTIVE_STATES = ironic_client.ACTIVE_STATES
 
 
 class ValidateInterfacesHook(base.ProcessingHook):
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         if (conf.processing.add_ports == 'disabled' and
                 conf.processing.keep_ports == 'added'):
@@ -29,7 +35,7 @@ class ValidateInterfacesHook(base.ProcessingHook):
                              'disabled and keep_ports set to added. Please '
                              'change keep_ports to all.')
 
-    def before_processing(self, data):
+    def before_processing(self, data: dict[str, Any]) -> None:
         inventory = data.get('inventory')
         if not isinstance(inventory, dict) or not inventory.get(
                 'interfaces') or not isinstance(inventory['interfaces'],
@@ -46,7 +52,8 @@ class ValidateInterfacesHook(base.ProcessingHook):
         data['interfaces'] = selected
         data['macs'] = [i['mac'] for i in selected.values()]
 
-    def _select(self, interfaces, pxe_mac):
+    def _select(self, interfaces: dict[str, dict[str, Any]],
+                pxe_mac: str | None) -> dict[str, dict[str, Any]]:
         mode = self.conf.processing.add_ports
         if mode == 'pxe' and pxe_mac:
             return {n: i for n, i in interfaces.items() if i['pxe']}
@@ -54,7 +61,8 @@ class ValidateInterfacesHook(base.ProcessingHook):
             return {n: i for n, i in interfaces.items() if i.get('ip')}
         return dict(interfaces) if mode == 'all' else {}
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         processing = self.conf.processing
         selected = data.get('interfaces') or {}
         existing = set(node.known_macs)
@@ -80,7 +88,8 @@ class ValidateInterfacesHook(base.ProcessingHook):
             _fix_pxe_enabled(node, selected)
 
 
-def _fix_pxe_enabled(node, selected):
+def _fix_pxe_enabled(node: base.NodeContext,
+                     selected: dict[str, dict[str, Any]]) -> None:
     ports = node.ports()
     for iface in selected.values():
         port = ports.get(iface['mac'])
@@ -93,16 +102,16 @@ def _fix_pxe_enabled(node, selected):
                                     'value': iface['pxe']}])
 
 
-def lookup_macs(data):
+def lookup_macs(data: dict[str, Any]) -> list[str]:
     return [i['mac'] for i in (data.get('all_interfaces') or {}).values()]
 
 
-def lookup_bmcs(data):
+def lookup_bmcs(data: dict[str, Any]) -> list[str]:
     return [a for a in (data.get('ipmi_address'), data.get('ipmi_v6address'))
             if a not in addresses.NO_BMC]
 
 
-def pxe_mac_of(data):
+def pxe_mac_of(data: dict[str, Any]) -> str | None:
     value = data.get('boot_interface') or \
         _section(_section(data, 'inventory'), 'boot').get('pxe_interface')
     if not isinstance(value, str):
@@ -113,27 +122,28 @@ def pxe_mac_of(data):
     return value if addresses.MAC.match(value) else None
 
 
-def _bmc(data, inventory):
+def _bmc(data: dict[str, Any], inventory: dict[str, Any]) -> None:
     data['ipmi_address'] = _text(inventory.get('bmc_address')) or \
         _text(data.get('ipmi_address'))
     data['ipmi_v6address'] = (_text(inventory.get('bmc_v6address')) or
                               '').split('%')[0] or None
 
 
-def _section(data, name):
+def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
     """The object ``data[name]``, or ``{}`` when it is not one."""
     value = data.get(name)
     return value if isinstance(value, dict) else {}
 
 
-def _text(value):
+def _text(value: object) -> str | None:
     """``value`` if it is a string, else None: data from the ramdisk is
     not trusted to have the types IPA sends."""
     return value if isinstance(value, str) else None
 
 
-def _all_interfaces(inventory, pxe_mac):
-    result = {}
+def _all_interfaces(inventory: dict[str, Any], pxe_mac: str | None
+                    ) -> dict[str, dict[str, Any]]:
+    result: dict[str, dict[str, Any]] = {}
     for iface in inventory['interfaces']:
         if not isinstance(iface, dict):
             continue
@@ -149,14 +159,14 @@ def _all_interfaces(inventory, pxe_mac):
     return result
 
 
-def _address(iface):
+def _address(iface: dict[str, Any]) -> str | None:
     """The IPv4 address, else the IPv6 one without its ``%zone``."""
     v6 = _text(iface.get('ipv6_address'))
     return _text(iface.get('ipv4_address')) or (
         v6.split('%')[0] if v6 else None)
 
 
-def _is_loopback(address):
+def _is_loopback(address: Any) -> bool:
     try:
         return bool(address) and ipaddress.ip_address(address).is_loopback
     except ValueError:

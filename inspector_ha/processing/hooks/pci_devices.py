@@ -1,21 +1,29 @@
 """pci_devices: counts of aliased PCI devices as node capabilities."""
 
+from __future__ import annotations
+
 import collections
 import json
 import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.processing import base
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 LOG = logging.getLogger(__name__)
 ALIAS_KEYS = {'vendor_id', 'product_id', 'name'}
 
 
 class PciDevicesHook(base.ProcessingHook):
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         self.aliases = parse_aliases(conf.pci_devices.alias)
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         devices = data.get('pci_devices')
         if not isinstance(devices, list):
             if self.aliases:
@@ -30,10 +38,10 @@ class PciDevicesHook(base.ProcessingHook):
             node.update_capabilities(**counts)
 
 
-def parse_aliases(entries):
+def parse_aliases(entries: Iterable[str]) -> dict[tuple[Any, Any], Any]:
     """``{(vendor_id, product_id): name}``; invalid entries are logged and
     left out, as upstream does."""
-    aliases = {}
+    aliases: dict[tuple[Any, Any], Any] = {}
     for entry in entries:
         try:
             alias = json.loads(entry)
@@ -47,7 +55,7 @@ def parse_aliases(entries):
     return aliases
 
 
-def _key(device):
+def _key(device: object) -> tuple[Any, Any] | None:
     if not isinstance(device, dict):
         return None
     return device.get('vendor_id'), device.get('product_id')

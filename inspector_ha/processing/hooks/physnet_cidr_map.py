@@ -1,19 +1,30 @@
 """physnet_cidr_map: ports' physical_network from their addresses."""
 
+from __future__ import annotations
+
 import ipaddress
 import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.processing import base
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    #: A mapped CIDR, either family.
+    _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 LOG = logging.getLogger(__name__)
 
 
 class PhysnetCidrMapHook(base.ProcessingHook):
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         self.cidr_map = parse_cidr_map(conf.port_physnet.cidr_map)
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         if not self.cidr_map:
             return
         inventory = _inventory_interfaces(data)
@@ -30,7 +41,7 @@ class PhysnetCidrMapHook(base.ProcessingHook):
             node.patch_port(port, [{'op': 'add', 'path': '/physical_network',
                                     'value': physnet}])
 
-    def physnet(self, iface):
+    def physnet(self, iface: dict[str, Any]) -> str | None:
         """The physical network of the first of the interface's addresses
         (IPv4, then IPv6) inside a mapped CIDR, or None."""
         for key in ('ipv4_address', 'ipv6_address'):
@@ -45,7 +56,8 @@ class PhysnetCidrMapHook(base.ProcessingHook):
         return None
 
 
-def _inventory_interfaces(data):
+def _inventory_interfaces(data: dict[str, Any]
+                          ) -> dict[Any, dict[str, Any]]:
     inventory = data.get('inventory')
     interfaces = inventory.get('interfaces') if isinstance(
         inventory, dict) else None
@@ -53,12 +65,12 @@ def _inventory_interfaces(data):
             if isinstance(i, dict)} if isinstance(interfaces, list) else {}
 
 
-def parse_cidr_map(entries):
+def parse_cidr_map(entries: Iterable[str]) -> list[tuple[_Network, str]]:
     """``[(network, physnet)]`` from ``CIDR:physnet`` entries.
 
     :raises ValueError: a malformed entry (the hook then refuses to load).
     """
-    result = []
+    result: list[tuple[_Network, str]] = []
     for entry in entries:
         cidr, sep, physnet = entry.rpartition(':')
         if not sep or not physnet:

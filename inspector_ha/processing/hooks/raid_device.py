@@ -7,7 +7,10 @@ sets ``properties/root_device`` to it and removes ``extra/block_devices``
 has a root device is left alone.
 """
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from inspector_ha.processing import base
 
@@ -15,13 +18,14 @@ LOG = logging.getLogger(__name__)
 
 
 class RaidDeviceHook(base.ProcessingHook):
-    def before_processing(self, data):
+    def before_processing(self, data: dict[str, Any]) -> None:
         if not data.get('local_gb'):
             LOG.info('No volume is found on the node. Adding a fake value '
                      'for "local_gb"')
             data['local_gb'] = 1
 
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         serials = _serials(data)
         if not serials:
             LOG.warning('No block device was received from ramdisk')
@@ -45,7 +49,7 @@ class RaidDeviceHook(base.ProcessingHook):
                      'value': {'serial': new[0]}}])
 
 
-def _serials(data):
+def _serials(data: dict[str, Any]) -> list[Any]:
     inventory = data.get('inventory')
     if isinstance(inventory, dict):
         return [d['serial'] for d in inventory.get('disks') or ()

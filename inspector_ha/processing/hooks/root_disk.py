@@ -8,7 +8,10 @@ introspection. Without hints the root disk is the one the ramdisk
 reported (``root_disk``). No root disk: ``local_gb`` 0 (diskless).
 """
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from inspector_ha.processing import base
 from inspector_ha.processing import hints as hints_mod
@@ -21,7 +24,8 @@ INVALID = ('No disks could be found using the root device hints %s '
 
 
 class RootDiskSelectionHook(base.ProcessingHook):
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         hints = node.properties.get('root_device')
         if hints:
             data['root_disk'] = _by_hints(data, node, hints)
@@ -30,7 +34,7 @@ class RootDiskSelectionHook(base.ProcessingHook):
         node.set_property('local_gb', str(local_gb),
                           self.conf.processing.overwrite_existing)
 
-    def _local_gb(self, uuid, root):
+    def _local_gb(self, uuid: str, root: Any) -> int:
         if not isinstance(root, dict):
             LOG.info('Node %s: no root device found, assuming a diskless '
                      'node', uuid)
@@ -48,7 +52,8 @@ class RootDiskSelectionHook(base.ProcessingHook):
         return local_gb
 
 
-def _by_hints(data, node, hints):
+def _by_hints(data: dict[str, Any], node: base.NodeContext, hints: Any
+              ) -> dict[str, Any]:
     disks = [d for d in (data.get('inventory') or {}).get('disks') or []
              if isinstance(d, dict)]
     try:
@@ -64,12 +69,13 @@ def _by_hints(data, node, hints):
     return found[0]
 
 
-def _without_skipped(node, disks):
+def _without_skipped(node: base.NodeContext, disks: list[dict[str, Any]]
+                     ) -> list[dict[str, Any]]:
     skip = node.properties.get('skip_block_devices') or []
     if not isinstance(skip, list):
         raise hints_mod.HintError('skip_block_devices must be a list of '
                                   'hints, got %r' % (skip,))
-    skipped = set()
+    skipped: set[Any] = set()
     for hint in skip:
         names = {d.get('name') for d in
                  hints_mod.find(disks, hints_mod.parse(hint))}

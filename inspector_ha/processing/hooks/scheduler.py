@@ -1,6 +1,9 @@
 """scheduler: cpus, cpu_arch and memory_mb for Nova's scheduler."""
 
+from __future__ import annotations
+
 import logging
+from typing import Any
 
 from inspector_ha.processing import base
 
@@ -8,7 +11,8 @@ LOG = logging.getLogger(__name__)
 
 
 class SchedulerHook(base.ProcessingHook):
-    def before_update(self, data, node):
+    def before_update(self, data: dict[str, Any],
+                      node: base.NodeContext) -> None:
         inventory = data.get('inventory') or {}
         values = _values(inventory.get('cpu') or {},
                          inventory.get('memory') or {})
@@ -18,8 +22,9 @@ class SchedulerHook(base.ProcessingHook):
             node.set_property(name, str(value), overwrite)
 
 
-def _values(cpu, memory):
-    values = {}
+def _values(cpu: dict[str, Any], memory: dict[str, Any]
+            ) -> dict[str, int | str]:
+    values: dict[str, int | str] = {}
     try:
         values['cpus'] = int(cpu['count'])
         values['cpu_arch'] = str(cpu['architecture'])
