@@ -12,10 +12,11 @@ import logging
 
 from inspector_ha.api import errors
 from inspector_ha.ironic import bmc
-from inspector_ha.processing.hooks import interfaces
+from inspector_ha.ironic import client as ironic_client
+from inspector_ha.processing import ramdisk_data
 
 LOG = logging.getLogger(__name__)
-STATES = interfaces.ACTIVE_STATES
+STATES = ironic_client.ACTIVE_STATES
 
 
 def find(ironic, conf, data):
@@ -23,9 +24,9 @@ def find(ironic, conf, data):
     option is off, or Ironic has no such node)."""
     if not conf.processing.permit_active_introspection:
         return None
-    uuid = _by_mac(ironic, interfaces.lookup_macs(data)) or \
+    uuid = _by_mac(ironic, ramdisk_data.lookup_macs(data)) or \
         _by_bmc(ironic, conf.ipmi_address_fields,
-                interfaces.lookup_bmcs(data))
+                ramdisk_data.lookup_bmcs(data))
     if uuid is None:
         LOG.debug('Active node introspection is enabled, but no Ironic '
                   'node has these MACs or BMC addresses')

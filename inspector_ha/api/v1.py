@@ -21,8 +21,8 @@ from inspector_ha.fsm import states as st
 from inspector_ha.ironic import bmc
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
+from inspector_ha.processing import ramdisk_data
 from inspector_ha.processing import ramdisk_logs
-from inspector_ha.processing.hooks import interfaces
 
 LOG = logging.getLogger(__name__)
 LOOKUP_ERROR = 'Look up error: Could not find a node for attributes %s'
@@ -139,8 +139,8 @@ class V1:
         """``(UUID, request id)``: the node under introspection the data
         is for, and what ``record(conn, uuid)`` recorded for it, in
         the lookup's transaction; ``(None, None)`` when none matches."""
-        macs = interfaces.lookup_macs(data)
-        bmcs = interfaces.lookup_bmcs(data)
+        macs = ramdisk_data.lookup_macs(data)
+        bmcs = ramdisk_data.lookup_bmcs(data)
         try:
             return self._tx(intake.find_and_record, macs, bmcs,
                             _name_logs_node, record)
@@ -157,8 +157,8 @@ class V1:
             return self._record(data, raw, failures, uuid, discovered=False)
         if self._not_found is None:
             failures.append(LOOKUP_ERROR % {
-                'bmc_address': interfaces.lookup_bmcs(data),
-                'mac': interfaces.lookup_macs(data)})
+                'bmc_address': ramdisk_data.lookup_bmcs(data),
+                'mac': ramdisk_data.lookup_macs(data)})
             raise errors.ApiError(base.pre_hooks_failed(failures))
         try:
             uuid = self._not_found(data)
@@ -184,7 +184,7 @@ class V1:
         try:
             request_id = self._tx(
                 intake.enroll, uuid, data, raw, self._data_store,
-                interfaces.lookup_macs(data), interfaces.lookup_bmcs(data),
+                ramdisk_data.lookup_macs(data), ramdisk_data.lookup_bmcs(data),
                 self._member_id, error, discovered)
         except Exception:
             if discovered:

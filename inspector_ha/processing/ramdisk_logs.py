@@ -28,7 +28,7 @@ import tempfile
 from typing import TYPE_CHECKING, Any
 
 from inspector_ha.common import timeutils
-from inspector_ha.processing.hooks import interfaces
+from inspector_ha.processing import ramdisk_data
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -83,7 +83,7 @@ def _file_name(conf: cfg.ConfigOpts, data: dict[str, Any],
                uuid: str | None) -> str:
     def safe(value: object) -> str:
         return str(value).replace('/', '_')
-    mac = interfaces.pxe_mac_of(data) or 'unknown'
+    mac = ramdisk_data.pxe_mac_of(data) or 'unknown'
     bmc = data.get('ipmi_address') or 'unknown'
     return conf.processing.ramdisk_logs_filename_format.format(
         uuid=safe(uuid or 'unknown'), mac=safe(mac.replace(':', '')),

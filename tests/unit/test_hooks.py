@@ -13,6 +13,7 @@ import pytest
 from inspector_ha import conf as conf_mod
 from inspector_ha.processing import base
 from inspector_ha.processing import pipeline
+from inspector_ha.processing import ramdisk_data
 from inspector_ha.processing.hooks import interfaces
 from inspector_ha.processing.hooks import ramdisk_error
 from inspector_ha.processing.hooks import root_disk
@@ -95,12 +96,12 @@ def _patched(ironic):
     ('AA:BB:CC:DD:EE:FF', 'aa:bb:cc:dd:ee:ff'),
     ('01-aa-bb-cc', None), ('eth0', None), (None, None), (42, None)])
 def test_the_pxe_mac_is_read_from_boot_interface(value, expected):
-    assert interfaces.pxe_mac_of({'boot_interface': value}) == expected
+    assert ramdisk_data.pxe_mac_of({'boot_interface': value}) == expected
 
 
 def test_the_pxe_mac_falls_back_to_the_inventory_boot_section():
     data = {'inventory': {'boot': {'pxe_interface': PXE.upper()}}}
-    assert interfaces.pxe_mac_of(data) == PXE
+    assert ramdisk_data.pxe_mac_of(data) == PXE
 
 
 def test_all_interfaces_are_the_valid_ones_lower_cased_without_lo(conf):
@@ -112,7 +113,7 @@ def test_all_interfaces_are_the_valid_ones_lower_cased_without_lo(conf):
         'eth1': {'ip': '10.0.1.5', 'mac': ACTIVE, 'client_id': None,
                  'pxe': False},
         'eth2': {'ip': None, 'mac': IDLE, 'client_id': None, 'pxe': False}}
-    assert sorted(interfaces.lookup_macs(data)) == [PXE, ACTIVE, IDLE]
+    assert sorted(ramdisk_data.lookup_macs(data)) == [PXE, ACTIVE, IDLE]
 
 
 @pytest.mark.parametrize('mode,boot_interface,selected', [
@@ -181,7 +182,7 @@ def test_ramdisk_values_of_the_wrong_type_are_ignored_not_a_crash(
         _hook(conf).before_processing(data)
     except base.HookError:
         pass
-    found = interfaces.lookup_bmcs(data) + interfaces.lookup_macs(data)
+    found = ramdisk_data.lookup_bmcs(data) + ramdisk_data.lookup_macs(data)
     assert all(isinstance(value, str) for value in found)
 
 
@@ -196,14 +197,14 @@ def test_bmc_addresses_come_from_the_inventory_without_zone(conf):
     _hook(conf).before_processing(data)
     assert data['ipmi_address'] == '192.168.0.10'
     assert data['ipmi_v6address'] == 'fe80::1'
-    assert interfaces.lookup_bmcs(data) == ['192.168.0.10', 'fe80::1']
+    assert ramdisk_data.lookup_bmcs(data) == ['192.168.0.10', 'fe80::1']
 
 
 def test_null_bmc_addresses_are_not_looked_up(conf):
     data = _data()
     data['inventory'].update(bmc_address='0.0.0.0', bmc_v6address='::/0')
     _hook(conf).before_processing(data)
-    assert interfaces.lookup_bmcs(data) == []
+    assert ramdisk_data.lookup_bmcs(data) == []
 
 
 # ramdisk_error and the pipeline
@@ -225,7 +226,7 @@ def test_the_pipeline_collects_every_failure_and_runs_every_hook(conf):
     data = _data(error='disk on fire')
     failures = pipeline.Pipeline(conf).before_processing(data)
     assert failures == ['Ramdisk reported error: disk on fire']
-    assert PXE in interfaces.lookup_macs(data)
+    assert PXE in ramdisk_data.lookup_macs(data)
 
 
 def test_an_unknown_hook_name_refuses_to_load(conf):

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from inspector_ha.common import addresses
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import base
+from inspector_ha.processing import ramdisk_data
 
 if TYPE_CHECKING:
     from oslo_config import cfg
@@ -43,7 +44,7 @@ class ValidateInterfacesHook(base.ProcessingHook):
             raise base.HookError('The ramdisk sent no inventory with '
                                  'interfaces')
         _bmc(data, inventory)
-        pxe_mac = pxe_mac_of(data)
+        pxe_mac = ramdisk_data.pxe_mac_of(data)
         data['all_interfaces'] = _all_interfaces(inventory, pxe_mac)
         selected = self._select(data['all_interfaces'], pxe_mac)
         if not selected and self.conf.processing.add_ports != 'disabled':
@@ -75,8 +76,9 @@ class ValidateInterfacesHook(base.ProcessingHook):
                       node.uuid, state)
             return
         if processing.keep_ports != 'all':
-            keep = set(lookup_macs(data) if processing.keep_ports ==
-                       'present' else data.get('macs') or [])
+            keep = set(ramdisk_data.lookup_macs(data)
+                       if processing.keep_ports == 'present'
+                       else data.get('macs') or [])
             for port in list(node.ports().values()):
                 if port.address not in keep:
                     LOG.info('Node %s: deleting port %s, its MAC %s is not '
@@ -102,43 +104,12 @@ def _fix_pxe_enabled(node: base.NodeContext,
                                     'value': iface['pxe']}])
 
 
-def lookup_macs(data: dict[str, Any]) -> list[str]:
-    return [i['mac'] for i in (data.get('all_interfaces') or {}).values()]
-
-
-def lookup_bmcs(data: dict[str, Any]) -> list[str]:
-    return [a for a in (data.get('ipmi_address'), data.get('ipmi_v6address'))
-            if a not in addresses.NO_BMC]
-
-
-def pxe_mac_of(data: dict[str, Any]) -> str | None:
-    value = data.get('boot_interface') or \
-        _section(_section(data, 'inventory'), 'boot').get('pxe_interface')
-    if not isinstance(value, str):
-        return None
-    value = value.lower()
-    if value.startswith('01-'):
-        value = value[3:].replace('-', ':')
-    return value if addresses.MAC.match(value) else None
-
-
 def _bmc(data: dict[str, Any], inventory: dict[str, Any]) -> None:
-    data['ipmi_address'] = _text(inventory.get('bmc_address')) or \
-        _text(data.get('ipmi_address'))
-    data['ipmi_v6address'] = (_text(inventory.get('bmc_v6address')) or
+    text = ramdisk_data.text
+    data['ipmi_address'] = text(inventory.get('bmc_address')) or \
+        text(data.get('ipmi_address'))
+    data['ipmi_v6address'] = (text(inventory.get('bmc_v6address')) or
                               '').split('%')[0] or None
-
-
-def _section(data: dict[str, Any], name: str) -> dict[str, Any]:
-    """The object ``data[name]``, or ``{}`` when it is not one."""
-    value = data.get(name)
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: object) -> str | None:
-    """``value`` if it is a string, else None: data from the ramdisk is
-    not trusted to have the types IPA sends."""
-    return value if isinstance(value, str) else None
 
 
 def _all_interfaces(inventory: dict[str, Any], pxe_mac: str | None
@@ -148,7 +119,7 @@ def _all_interfaces(inventory: dict[str, Any], pxe_mac: str | None
         if not isinstance(iface, dict):
             continue
         mac = str(iface.get('mac_address') or '').lower()
-        name = _text(iface.get('name'))
+        name = ramdisk_data.text(iface.get('name'))
         address = _address(iface)
         if not name or name == 'lo' or not addresses.MAC.match(mac) or \
                 _is_loopback(address):
@@ -161,8 +132,8 @@ def _all_interfaces(inventory: dict[str, Any], pxe_mac: str | None
 
 def _address(iface: dict[str, Any]) -> str | None:
     """The IPv4 address, else the IPv6 one without its ``%zone``."""
-    v6 = _text(iface.get('ipv6_address'))
-    return _text(iface.get('ipv4_address')) or (
+    v6 = ramdisk_data.text(iface.get('ipv6_address'))
+    return ramdisk_data.text(iface.get('ipv4_address')) or (
         v6.split('%')[0] if v6 else None)
 
 
