@@ -10,8 +10,13 @@ first failure), its own option group, the publisher, a coordinator
 method. No component receives the service.
 """
 
+from __future__ import annotations
+
 import functools
 import os
+import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, cast
 
 from stevedore import driver
 
@@ -42,6 +47,12 @@ from inspector_ha.messaging import probe
 from inspector_ha.messaging import queue
 from inspector_ha.processing import pipeline
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
+    # NOTE: aliased: Service's election() hides the module in its body.
+    from inspector_ha.coordination import election as election_mod
+
 DATA_STORES = 'inspector_ha.introspection_data.store'
 
 
@@ -53,7 +64,7 @@ class Service:
     in order and closes the connections.
     """
 
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         self.conf = conf
         self.lifecycle = lifecycle.Lifecycle()
         self.member_id = '%s.%d' % (conf.host, os.getpid())
@@ -70,37 +81,39 @@ class Service:
                                          self.releases.object_version)
         self.ironic = ironic_client.connect(conf, self.stop)
         #: The thread reading Ironic's version document at start.
-        self.discovery = None
+        self.discovery: threading.Thread | None = None
         self.pipeline = pipeline.Pipeline(conf)
-        self.data_store = driver.DriverManager(
+        # NOTE: stevedore's types infer no plugin type from a namespace.
+        self.data_store: Any = driver.DriverManager(
             DATA_STORES, conf.processing.store_data,
             invoke_on_load=True).driver
         #: How many Ironic calls this worker process's tasks make at once.
-        self.pacing = None
+        self.pacing: pacing.Pacing | None = None
         self.throttle = throttle.RebootThrottle(
             self.coordinator, conf.worker.reboot_throttle, self.stop)
-        self._consumer = None
+        self._consumer: queue.Consumer | None = None
         #: This worker process's share of [worker] cluster_concurrency.
-        self.share = None
-        self.membership = None
-        self.leader_loops = []
-        self.firewall = None
-        self.bus = None
+        self.share: cluster_share.ClusterShare | None = None
+        self.membership: membership.Membership | None = None
+        self.leader_loops: list[leadership.LeaderLoop] = []
+        self.firewall: firewall_mgr.Firewall | None = None
+        self.bus: firewall_bus.Bus | None = None
 
     @property
-    def stop(self):
+    def stop(self) -> threading.Event:
         """The process's stop flag (set on SIGTERM or a failure)."""
         return self.lifecycle.stop
 
     @property
-    def failure(self):
+    def failure(self) -> BaseException | None:
         """The backend failure that stopped the process, or None."""
         return self.lifecycle.failure
 
-    def fail(self, exc):
+    def fail(self, exc: BaseException) -> None:
         self.lifecycle.fail(exc)
 
-    def start(self, workers=True, periodic_jobs=True, firewall=None):
+    def start(self, workers: bool = True, periodic_jobs: bool = True,
+              firewall: bool | None = None) -> None:
         """Start what this process runs; ``firewall`` defaults to
         ``workers`` (API-only processes take no part in the PXE
         firewall) and needs a ``[pxe_filter] driver`` other than noop."""
@@ -133,14 +146,14 @@ class Service:
             for loop in self.leader_loops:
                 loop.start()
 
-    def _roles(self, workers):
+    def _roles(self, workers: bool) -> list[str]:
         """This member's roles in its capabilities."""
         roles = ['worker'] if workers else ['api']
         if self.firewall is not None:
             roles.append(membership.FIREWALL_ROLE)
         return roles
 
-    def tasks(self):
+    def tasks(self) -> tasks.Tasks:
         """The tasks bound to transitions, as a worker runs them."""
         ironic = (self.ironic if self.pacing is None
                   else self.ironic.paced(self.pacing))
@@ -153,7 +166,7 @@ class Service:
                 window=self.conf.coordination.lease_timeout,
                 stop=self.lifecycle.stop))
 
-    def worker(self):
+    def worker(self) -> worker.Worker:
         """A worker: its ``handle`` takes one delivered request."""
         return worker.Worker(
             store=self.store, node_lock=self.coordinator.node_lock,
@@ -161,7 +174,8 @@ class Service:
             lifecycle=self.lifecycle, opts=self.conf.worker,
             actor=self.member_id)
 
-    def watch(self, hard_exit=os._exit):
+    def watch(self, hard_exit: Callable[[int], object] = os._exit
+              ) -> watch_mod.Watch:
         """The backend watch of an (idle) worker process."""
         conf = self.conf
         check = probe.broker_probe(conf, conf.queue.probe_timeout)
@@ -173,11 +187,11 @@ class Service:
             opts=conf.worker, hard_exit=hard_exit,
             delivered_at=self._delivered_at)
 
-    def election(self, name):
+    def election(self, name: str) -> election_mod.Election:
         """This member's campaign for the leadership ``name``."""
         return election.Election(name, self.coordinator, self.store)
 
-    def campaign(self):
+    def campaign(self) -> election_mod.Campaign:
         """When a leadership this member does not hold is tried for: fast
         for as long as a gone member's lock may outlive its membership."""
         coordination = self.conf.coordination
@@ -186,33 +200,35 @@ class Service:
             self.conf.periodic.steady_campaign_period,
             coordination.lease_timeout + coordination.watch_period)
 
-    def list_ports(self, after=None):
+    def list_ports(self, after: str | None = None
+                   ) -> list[tuple[str, str]]:
         """Ironic's ports as the black-list takes them."""
         return sources.ironic_ports(
             self.ironic, self.conf.pxe_filter.ethoib_interfaces, after=after)
 
-    def _on_workers(self):
+    def _on_workers(self) -> Callable[[int], None] | None:
         """What learns the number of live workers: this worker's share of
         [worker] cluster_concurrency and its pacing's share of
         least_ironic_calls, where either is set; None when neither is."""
-        learners = []
+        learners: list[cluster_share.ClusterShare | pacing.Pacing] = []
         if self._shares_concurrency():
-            learners.append(self.share)
+            # NOTE: cast: _shares_concurrency() says it is set.
+            learners.append(cast(cluster_share.ClusterShare, self.share))
         if self.pacing is not None and self.pacing.cluster_least > 1:
             learners.append(self.pacing)
         if not learners:
             return None
 
-        def learn(workers):
+        def learn(workers: int) -> None:
             for learner in learners:
                 learner.resize_for(workers)
         return learn
 
-    def _shares_concurrency(self):
+    def _shares_concurrency(self) -> bool:
         return (self.share is not None
                 and bool(self.conf.worker.cluster_concurrency))
 
-    def _start_workers(self):
+    def _start_workers(self) -> None:
         opts = self.conf.worker
         self.share = cluster_share.ClusterShare(opts.cluster_concurrency,
                                                 opts.pool_size)
@@ -225,11 +241,11 @@ class Service:
         self._consumer.start()
         self.watch().start()
 
-    def _delivered_at(self):
+    def _delivered_at(self) -> float:
         """When this worker's consumer last got a message (0: never)."""
         return 0.0 if self._consumer is None else self._consumer.delivered_at
 
-    def _leader_loops(self):
+    def _leader_loops(self) -> list[leadership.LeaderLoop]:
         """The periodic leaders this configuration enables."""
         found = [self._leader_loop(name, period, job) for name, period, job
                  in periodic.jobs(self.conf, self.store, self.publisher,
@@ -249,36 +265,41 @@ class Service:
             found += self._firewall_leader_loops(self.conf.pxe_filter)
         return found
 
-    def _member_ids(self):
+    def _member_ids(self) -> list[str]:
         return [member.decode() for member in
                 self.coordinator.member_ids(membership.GROUP)]
 
-    def _firewall_leader_loops(self, opts):
+    def _firewall_leader_loops(self, opts: Any
+                               ) -> list[leadership.LeaderLoop]:
         """The port watcher, and with pub-sub the black-list lister.
         They write nothing, so their (frequent) runs are not logged."""
         found = []
+        # NOTE: cast: called with a firewall, started with its bus.
+        bus = cast(firewall_bus.Bus, self.bus)
         if opts.port_watch_period:
             found.append(self._leader_loop(
                 'port_watch', opts.port_watch_period,
-                watcher.PortWatcher(self.bus, self.list_ports),
+                watcher.PortWatcher(bus, self.list_ports),
                 log_runs=False))
         if opts.blacklist_pubsub and opts.blacklist_list_period:
             found.append(self._leader_loop(
                 'blacklist_list', opts.blacklist_list_period,
-                watcher.BlacklistLister(self.bus, self.list_ports),
+                watcher.BlacklistLister(bus, self.list_ports),
                 log_runs=False))
         return found
 
-    def _leader_loop(self, name, period, job, log_runs=True):
+    def _leader_loop(self, name: str, period: float,
+                     job: Callable[[election_mod.Fence], object],
+                     log_runs: bool = True) -> leadership.LeaderLoop:
         return leadership.LeaderLoop(
             election=self.election(name), period=period, job=job,
             lifecycle=self.lifecycle, campaign=self.campaign(),
             log_runs=log_runs)
 
-    def _bus(self):
+    def _bus(self) -> firewall_bus.Bus:
         return firewall_bus.Bus(self.conf, self.member_id, self.releases)
 
-    def _start_firewall(self):
+    def _start_firewall(self) -> None:
         """Start the firewall party (its start-up blocks PXE); the roles
         of this member name it."""
         if self.bus is None:
@@ -296,48 +317,50 @@ class Service:
             self.conf.pxe_filter.sync_period, self.stop,
             follow_for=firewall_mgr.follow_for(self.conf.pxe_filter)).start()
 
-    def _shown(self):
+    def _shown(self) -> dict[str, Any]:
         """What this member shows in the group besides who it is: the
         fenced writes of its leaderships, its firewall state, its share
         of [worker] cluster_concurrency."""
-        shown = {'fenced_writes': {t.job_name: t.fenced_writes
-                                   for t in self.leader_loops
-                                   if t.fenced_writes}}
+        shown: dict[str, Any] = {'fenced_writes': {t.job_name: t.fenced_writes
+                                                   for t in self.leader_loops
+                                                   if t.fenced_writes}}
         if self._shares_concurrency():
-            shown['slots'] = self.share.slots
+            # NOTE: cast: _shares_concurrency() says it is set.
+            shown['slots'] = cast(cluster_share.ClusterShare, self.share).slots
         if self.firewall is not None:
             shown['firewall'] = {k: v for k, v in
                                  self.firewall.describe().items()
                                  if k != 'lease_remaining'}
         return shown
 
-    def announce_whitelist(self, op, node_uuid, macs):
+    def announce_whitelist(self, op: str, node_uuid: str,
+                           macs: Iterable[str]) -> None:
         """Tell the firewall party a node's MACs are (no longer) under
         introspection (best effort; store polling repairs a loss)."""
         if self.bus is not None:
             self.bus.whitelist(op, node_uuid, macs)
 
-    def group_shrank(self):
+    def group_shrank(self) -> None:
         """A member left: the leaderships are run again, and the next
         publication reads every member's release again (one that comes
         back under the same id may run another)."""
         self.releases.forget()
         self.reset_leaderships()
 
-    def _rejoined(self):
+    def _rejoined(self) -> None:
         """This member joined the group, at start or again after it was
         dropped: the workers count its firewall only from now."""
         if self.firewall is not None:
             self.firewall.catch_up()
 
-    def reset_leaderships(self):
+    def reset_leaderships(self) -> None:
         """The group shrank: every leadership is given up and re-run."""
         for loop in self.leader_loops:
             loop.reset.set()
         if self.firewall is not None:
             self.firewall.interrupt()
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         self.stop.set()
         timeout = self.conf.worker.shutdown_timeout
         if self._consumer is not None:
@@ -359,7 +382,7 @@ class Service:
         self.store.dispose()
 
 
-def _pacing(opts, stop):
+def _pacing(opts: Any, stop: threading.Event) -> pacing.Pacing | None:
     """The tasks' limit on Ironic calls at once, or None (disabled)."""
     if not opts.pace_ironic:
         metrics.IRONIC_CALLS_AT_ONCE.set(opts.pool_size)
@@ -368,7 +391,7 @@ def _pacing(opts, stop):
                          cluster_least=opts.least_ironic_calls)
 
 
-def _store(conf, stop):
+def _store(conf: cfg.ConfigOpts, stop: threading.Event) -> db_api.Store:
     return db_api.Store(
         conf.database.connection, db_api.retry_policy(conf.database, stop),
         pool=db_api.Pool.from_conf(conf.database),
@@ -376,14 +399,15 @@ def _store(conf, stop):
         sqlite_synchronous=conf.database.sqlite_synchronous)
 
 
-def _coordinator(conf, member_id, stop):
+def _coordinator(conf: cfg.ConfigOpts, member_id: str,
+                 stop: threading.Event) -> tooz_backend.Coordinator:
     return tooz_backend.Coordinator(
         conf.coordination.backend_url, member_id,
         tooz_backend.retry_policy(conf.coordination, stop),
         conf.coordination.lease_timeout)
 
 
-def _tune_rabbit(conf):
+def _tune_rabbit(conf: cfg.ConfigOpts) -> None:
     """oslo.messaging's RabbitMQ driver options this service needs."""
     if 'oslo_messaging_rabbit' not in conf:
         return

@@ -1,14 +1,18 @@
 """The addresses of a node's BMC, as lookup and the enroll hook match
 them against what a ramdisk reports."""
 
+from __future__ import annotations
+
 import ipaddress
 import socket
+from collections.abc import Iterable
+from typing import Any, cast
 from urllib import parse
 
 from inspector_ha.common import addresses
 
 
-def bmc_addresses(node, address_fields):
+def bmc_addresses(node: Any, address_fields: Iterable[str]) -> list[str]:
     """The IPv4/IPv6 addresses of the node's BMC: the first of
     ``ipmi_address`` and ``address_fields`` set in its driver_info,
     resolved; none when bridged or a placeholder."""
@@ -21,13 +25,13 @@ def bmc_addresses(node, address_fields):
             if a not in addresses.NO_BMC]
 
 
-def _host_of(value):
+def _host_of(value: str) -> str:
     if '//' in value:
         value = parse.urlparse(value).hostname or ''
     return value.strip('[]')
 
 
-def _resolve(host):
+def _resolve(host: str) -> list[str]:
     try:
         address = ipaddress.ip_address(host)
         return [] if address.is_loopback else [str(address)]
@@ -37,5 +41,6 @@ def _resolve(host):
         infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
     except OSError:
         return []
-    return sorted({info[4][0] for info in infos
+    # NOTE: cast: an IPv4/IPv6 host is a str; typeshed also allows an int.
+    return sorted({cast(str, info[4][0]) for info in infos
                    if not ipaddress.ip_address(info[4][0]).is_loopback})

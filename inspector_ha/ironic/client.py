@@ -4,6 +4,8 @@ Only the calls inspector-ha needs, so the number of Ironic calls per
 introspection stays visible in one place.
 """
 
+from __future__ import annotations
+
 import collections
 import copy
 import functools
@@ -11,6 +13,8 @@ import logging
 import os
 import threading
 import urllib.parse
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
@@ -22,6 +26,11 @@ from oslo_utils import uuidutils
 from inspector_ha.common import metrics
 from inspector_ha.common import retry
 from inspector_ha.ironic import node as node_mod
+
+if TYPE_CHECKING:
+    from inspector_ha.ironic import pacing as pacing_mod
+
+_T = TypeVar('_T')
 
 LOG = logging.getLogger(__name__)
 GROUP = 'ironic'
@@ -54,7 +63,7 @@ PORT_FIELDS = ['uuid', 'address', 'local_link_connection',
                'physical_network', 'pxe_enabled']
 
 
-def _retryable(exc):
+def _retryable(exc: BaseException) -> bool:
     if isinstance(exc, sdk_exc.HttpException):
         return (exc.status_code or 0) >= 500 or exc.status_code == 409
     return True
@@ -73,12 +82,12 @@ class _Endpoint:
     """``conn.baremetal``, discovered once for a facade and its paced
     copies."""
 
-    def __init__(self, conn):
+    def __init__(self, conn: Any) -> None:
         self._conn = conn
-        self.baremetal = None
+        self.baremetal: Any = None
         self._discovering = threading.Lock()
 
-    def adapter(self):
+    def adapter(self) -> Any:
         # NOTE: conn.baremetal discovers the API version on first access;
         # doing it here keeps that inside the retry policy, so a process
         # starts (and answers GET /) while Ironic is unreachable. One
@@ -94,12 +103,12 @@ class _Endpoint:
 class Ironic:
     """A thin, retrying facade over ``conn.baremetal``."""
 
-    def __init__(self, conn, policy):
+    def __init__(self, conn: Any, policy: retry.RetryPolicy) -> None:
         self._policy = policy
         self._endpoint = _Endpoint(conn)
-        self._pacing = None
+        self._pacing: pacing_mod.Pacing | None = None
 
-    def discover(self):
+    def discover(self) -> threading.Thread:
         """Read Ironic's version document now, in a thread, so that
         calls need not wait for it (one made meanwhile waits for this
         thread); a failure is logged and left to the next call."""
@@ -108,7 +117,7 @@ class Ironic:
         thread.start()
         return thread
 
-    def _discover(self):
+    def _discover(self) -> None:
         try:
             self._policy.call(self._adapter)
             return
@@ -121,28 +130,28 @@ class Ironic:
         LOG.warning("Ironic's API version was not read at start: %s",
                     failure)
 
-    def paced(self, pacing):
+    def paced(self, pacing: pacing_mod.Pacing) -> Ironic:
         """This facade, each of its calls (each attempt) made within
         ``pacing`` (:class:`inspector_ha.ironic.pacing.Pacing`)."""
         paced = copy.copy(self)
         paced._pacing = pacing
         return paced
 
-    def _method(self, name):
+    def _method(self, name: str) -> Any:
         return getattr(self._adapter(), name)
 
-    def _adapter(self):
+    def _adapter(self) -> Any:
         return self._endpoint.adapter()
 
-    def _call(self, name, *args, **kwargs):
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
         return self._measured(name, lambda: self._method(name)(*args,
                                                                **kwargs))
 
-    def _list(self, name, **kwargs):
+    def _list(self, name: str, **kwargs: Any) -> list[Any]:
         return self._measured(name, lambda: list(self._method(name)(
             **kwargs)))
 
-    def _measured(self, name, func):
+    def _measured(self, name: str, func: Callable[[], _T]) -> _T:
         """``func`` under the retry policy, counted and timed by call."""
         result = 'error'
         if self._pacing is not None:
@@ -155,12 +164,15 @@ class Ironic:
         finally:
             metrics.series(metrics.IRONIC_CALLS, name, result).inc()
 
-    def _paced(self, name, func):
-        with self._pacing.call(None if name in BMC_BOUND else name):
+    def _paced(self, name: str, func: Callable[[], _T]) -> _T:
+        # NOTE: only _measured calls it, and only with a pacing set.
+        pacing = cast('pacing_mod.Pacing', self._pacing)
+        with pacing.call(None if name in BMC_BOUND else name):
             return func()
 
-    def _request(self, name, method, path, params=None, json=None,
-                 fence=None):
+    def _request(self, name: str, method: str, path: str,
+                 params: Mapping[str, Any] | None = None, json: Any = None,
+                 fence: Callable[[], object] | None = None) -> Any:
         """One REST call on the baremetal endpoint (``conn.baremetal``'s
         request: the same session, endpoint and microversion as its
         methods) without openstacksdk's resource layer, for the calls of
@@ -168,7 +180,7 @@ class Ironic:
         errors are openstacksdk's exceptions, as from its methods.
         ``fence()``, when given, is called just before each attempt is
         sent; what it raises ends the call unsent."""
-        def once():
+        def once() -> Any:
             if fence is not None:
                 fence()
             response = self._adapter().request(
@@ -177,9 +189,12 @@ class Ironic:
             return response.json() if response.content else None
         return self._measured(name, once)
 
-    def _rows(self, collection, query):
+    def _rows(self, collection: str, query: Mapping[str, Any] | None
+              ) -> list[dict[str, Any]]:
         """Every page of ``GET /<collection>?<query>`` as dicts (each
         page one call, retried on its own)."""
+        found: list[dict[str, Any]]
+        path: str | None
         found, path = [], '/' + collection
         while path:
             page = self._request(collection, 'GET', path, params=query)
@@ -187,12 +202,14 @@ class Ironic:
             path, query = _next_page(page.get('next')), None
         return found
 
-    def _port_rows(self, uuid, fields):
+    def _port_rows(self, uuid: str, fields: list[str]
+                   ) -> list[dict[str, Any]]:
         """The node's ports as dicts of ``fields``, every page."""
         return self._rows('ports', {'node_uuid': uuid,
                                     'fields': ','.join(fields)})
 
-    def get_node(self, ident, fields=None):
+    def get_node(self, ident: str, fields: list[str] | None = None
+                 ) -> node_mod.Node:
         """The node by UUID or name, as a :class:`~inspector_ha.ironic.
         node.Node` (openstacksdk's field names, without its resource
         layer); ``fields`` limits what Ironic sends."""
@@ -201,7 +218,7 @@ class Ironic:
         return node_mod.Node.from_ironic(
             self._request('get_node', 'GET', path, params=params), ident)
 
-    def validate_power(self, uuid):
+    def validate_power(self, uuid: str) -> None:
         """Raise openstacksdk's ``ValidationException`` (its words) if
         Ironic says the node's power interface is not valid."""
         power = (self._request('validate_node', 'GET',
@@ -212,47 +229,53 @@ class Ironic:
                 'Validation failed for required interfaces of node %s: '
                 'power (%s)' % (uuid, power.get('reason', 'no reason')))
 
-    def port_macs(self, uuid):
+    def port_macs(self, uuid: str) -> list[str]:
         return [p['address'].lower()
                 for p in self._port_rows(uuid, ['address'])]
 
-    def set_pxe_boot(self, uuid, persistent=False):
+    def set_pxe_boot(self, uuid: str, persistent: bool = False) -> None:
         self._request('set_node_boot_device', 'PUT',
                       '/nodes/%s/management/boot_device' % uuid,
                       json={'boot_device': 'pxe', 'persistent': persistent})
 
-    def reboot(self, uuid, fence=None):
+    def reboot(self, uuid: str,
+               fence: Callable[[], object] | None = None) -> None:
         self._power(uuid, 'rebooting', fence)
 
-    def power_off(self, uuid, fence=None):
+    def power_off(self, uuid: str,
+                  fence: Callable[[], object] | None = None) -> None:
         self._power(uuid, 'power off', fence)
 
-    def _power(self, uuid, target, fence):
+    def _power(self, uuid: str, target: str,
+               fence: Callable[[], object] | None) -> None:
         self._request('set_node_power_state', 'PUT',
                       '/nodes/%s/states/power' % uuid, json={'target': target},
                       fence=fence)
 
-    def patch_node(self, uuid, patch, reset_interfaces=None):
+    def patch_node(self, uuid: str, patch: list[dict[str, Any]],
+                   reset_interfaces: bool | None = None) -> None:
         if patch:
             params = ({'reset_interfaces': reset_interfaces}
                       if reset_interfaces is not None else None)
             self._request('patch_node', 'PATCH', '/nodes/%s' % uuid,
                           json=patch, params=params)
 
-    def add_trait(self, uuid, name):
+    def add_trait(self, uuid: str, name: str) -> None:
         self._call('add_node_trait', uuid, name)
 
-    def remove_trait(self, uuid, name):
+    def remove_trait(self, uuid: str, name: str) -> None:
         self._call('remove_node_trait', uuid, name, ignore_missing=True)
 
-    def create_port(self, uuid, address, pxe_enabled=True, extra=None):
+    def create_port(self, uuid: str, address: str, pxe_enabled: bool = True,
+                    extra: dict[str, Any] | None = None) -> str | None:
         """Create a port; return its id, or None if the MAC has a port
         already (created by an earlier try, or by another). Other
         conflicts (the node is locked) are retried."""
         return self._measured('create_port', lambda: self._create_port_once(
             uuid, address, pxe_enabled, extra or {}))
 
-    def _create_port_once(self, uuid, address, pxe_enabled, extra):
+    def _create_port_once(self, uuid: str, address: str, pxe_enabled: bool,
+                          extra: dict[str, Any]) -> str | None:
         try:
             return self._method('create_port')(
                 node_uuid=uuid, address=address, is_pxe_enabled=pxe_enabled,
@@ -263,17 +286,17 @@ class Ironic:
             LOG.info('Port %s of node %s already exists', address, uuid)
             return None
 
-    def node_uuids(self):
+    def node_uuids(self) -> set[str]:
         return {n['uuid'] for n in self._rows('nodes', {'fields': 'uuid'})}
 
-    def ports(self, uuid):
+    def ports(self, uuid: str) -> list[Port]:
         """The node's ports as :class:`Port` tuples (id, address, ...)."""
         return [Port(p['uuid'], p['address'].lower(),
                      p.get('local_link_connection') or {},
                      p.get('physical_network'), p.get('pxe_enabled'))
                 for p in self._port_rows(uuid, PORT_FIELDS)]
 
-    def all_ports(self, after=None):
+    def all_ports(self, after: str | None = None) -> list[dict[str, Any]]:
         """Ports as ``{'id', 'address', 'extra'}`` dicts in creation
         order: every one, or only those created after the port ``after``
         (:class:`NotFound` if that port is gone)."""
@@ -284,25 +307,26 @@ class Ironic:
                  'extra': p.get('extra') or {}}
                 for p in self._rows('ports', query)]
 
-    def delete_port(self, port_id):
+    def delete_port(self, port_id: str) -> None:
         """Delete a port; one already gone is no error."""
         self._call('delete_port', port_id, ignore_missing=True)
 
-    def patch_port(self, port_id, patch):
+    def patch_port(self, port_id: str, patch: list[dict[str, Any]]
+                   ) -> None:
         if patch:
             self._call('patch_port', port_id, patch)
 
-    def port_owner(self, address):
+    def port_owner(self, address: str) -> tuple[str, str] | None:
         """``(port id, node uuid)`` of the port with this MAC, or None."""
         ports = self._list('ports', address=address,
                            fields=['uuid', 'node_uuid'])
         return (ports[0].id, ports[0].node_id) if ports else None
 
-    def nodes_with_driver_info(self):
+    def nodes_with_driver_info(self) -> list[Any]:
         """Every node, with only its UUID and driver_info (one listing)."""
         return self._list('nodes', fields=['uuid', 'driver_info'])
 
-    def create_node(self, **attrs):
+    def create_node(self, **attrs: Any) -> Any:
         """Create a node; retrying it cannot create a second one.
 
         The UUID is chosen here, so an attempt whose answer was lost and
@@ -313,7 +337,7 @@ class Ironic:
         return self._measured('create_node',
                               lambda: self._create_node_once(attrs))
 
-    def _create_node_once(self, attrs):
+    def _create_node_once(self, attrs: dict[str, Any]) -> Any:
         try:
             return self._method('create_node')(**attrs)
         except sdk_exc.ConflictException as exc:
@@ -325,7 +349,7 @@ class Ironic:
                 raise Error('Cannot create node %s: %s' % (attrs['id'],
                                                             exc)) from None
 
-    def delete_node(self, uuid):
+    def delete_node(self, uuid: str) -> None:
         self._call('delete_node', uuid, ignore_missing=True)
 
 
@@ -336,7 +360,7 @@ PROXIES = ('http_proxy', 'https_proxy', 'all_proxy', 'no_proxy')
 CA_BUNDLES = ('REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE')
 
 
-def _trust_environment(session, environ):
+def _trust_environment(session: Any, environ: Mapping[str, str]) -> bool:
     """Whether requests must read the environment on every call (a few %
     of a worker's CPU: proxy variables, ~/.netrc): only where a proxy
     variable is set. A CA bundle variable is read once here instead,
@@ -350,7 +374,7 @@ def _trust_environment(session, environ):
     return False
 
 
-def _next_page(link):
+def _next_page(link: str | None) -> str | None:
     """The path of Ironic's ``next`` link, relative to the baremetal
     endpoint (``/ports?...&marker=...``), or None."""
     if not link:
@@ -360,7 +384,7 @@ def _next_page(link):
     return rest + ('?' + path.query if path.query else '')
 
 
-def connect(conf, stop):
+def connect(conf: cfg.ConfigOpts, stop: threading.Event) -> Ironic:
     """Build the facade from ``[ironic]`` (keystoneauth options)."""
     auth = loading.load_auth_from_conf_options(conf, GROUP)
     session = loading.load_session_from_conf_options(conf, GROUP, auth=auth)
@@ -377,7 +401,7 @@ def connect(conf, stop):
     return Ironic(conn, policy)
 
 
-def location(conf):
+def location(conf: cfg.ConfigOpts) -> str | None:
     """Ironic's URL as configured, without any user name or password:
     ``endpoint_override``, else the Keystone catalog at ``auth_url``."""
     group = conf[GROUP]
