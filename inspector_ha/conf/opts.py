@@ -1,29 +1,26 @@
 """The list of all options, for registration and oslo-config-generator.
 
 The service's own groups are modules here; a plugin's own group (a PXE
-filter driver's ``[iptables]``, ``[nftables]``, ``[dnsmasq_pxe_filter]``)
-lives with the plugin and is found through its entry point
-(:mod:`inspector_ha.conf.plugins`).
+filter driver's ``[iptables]``, ``[nftables]``, ``[dnsmasq_pxe_filter]``,
+a hook's ``[capabilities]`` or ``[discovery]``) lives with the plugin and
+is found through its entry point (:mod:`inspector_ha.conf.plugins`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from inspector_ha.conf import (accelerators, api, auth, capabilities,
-                               coordination, cors, database, default,
-                               discovery, extra_hardware, healthcheck,
-                               ironic, metrics, pci_devices, periodic,
-                               plugins, port_physnet, processing,
-                               pxe_filter, queue, tls, worker)
+from inspector_ha.conf import (api, auth, coordination, cors, database,
+                               default, healthcheck, ironic, metrics,
+                               periodic, plugins, processing, pxe_filter,
+                               queue, tls, worker)
 
 if TYPE_CHECKING:
     from oslo_config import cfg
 
 _MODULES = (default, api, tls, auth, worker, queue, coordination, database,
-            ironic, processing, periodic, discovery, capabilities, pci_devices,
-            port_physnet, extra_hardware, accelerators, pxe_filter,
-            healthcheck, metrics, cors)
+            ironic, processing, periodic, pxe_filter, healthcheck, metrics,
+            cors)
 
 
 def service_opts() -> list[tuple[str | None, list[cfg.Opt]]]:

@@ -8,10 +8,12 @@ list of what is installed, so a package other than inspector-ha adds a
 driver by declaring one.
 
 A plugin with options of its own has ``list_opts()`` returning
-``[(group, [opts])]``. They are registered when it is loaded, and at
-start-up for the chosen plugins (:func:`register_chosen`, so that a bad
-value is one line there); :func:`list_opts` collects those of every
-installed plugin for the sample configuration.
+``[(group, [opts])]`` (a hook: ``OPTIONS``, see
+``inspector_ha.processing.base.OwnOptions``). They are registered when it
+is loaded, and at start-up for the chosen plugins and hooks
+(:func:`register_chosen`, so that a bad value is one line there);
+:func:`list_opts` collects those of every installed plugin and hook for
+the sample configuration.
 """
 
 from __future__ import annotations
@@ -39,6 +41,15 @@ SELECTORS = (
              'PXE filter driver'),
     Selector('processing', 'store_data',
              'inspector_ha.introspection_data.store', 'data store'),
+)
+#: Options naming hooks (comma-separated): a chosen hook's own options
+#: are registered at start-up; a name of no entry point is left to the
+#: pipeline (an ironic-inspector hook it adapts, or its error).
+HOOKS = (
+    Selector('processing', 'processing_hooks',
+             'inspector_ha.hooks.processing', 'processing hook'),
+    Selector('processing', 'node_not_found_hook',
+             'inspector_ha.hooks.node_not_found', 'node-not-found hook'),
 )
 
 
@@ -101,6 +112,28 @@ def register_chosen(
         for group, opts in groups:
             conf.register_opts(opts, group=group)
         result.extend(groups)
+    return result + _register_hooks(conf)
+
+
+def _register_hooks(conf: cfg.ConfigOpts) -> list[tuple[str, list[cfg.Opt]]]:
+    """Register the chosen hooks' own options; ``[(group, [opts])]``."""
+    result: list[tuple[str, list[cfg.Opt]]] = []
+    for selector in HOOKS:
+        value = conf[selector.group][selector.name] or ''
+        found = _entry_points(selector.namespace)
+        for name in value.split(','):
+            entry_point = found.get(name.strip())
+            if entry_point is None:
+                continue
+            try:
+                groups = _own_opts(entry_point)
+            except Exception as exc:  # noqa - any import error: one line
+                raise ValueError('[%s] %s: cannot load %s %r: %s' % (
+                    selector.group, selector.name, selector.what,
+                    entry_point.name, exc)) from exc
+            for group, opts in groups:
+                conf.register_opts(opts, group=group)
+            result.extend(groups)
     return result
 
 
@@ -108,7 +141,7 @@ def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
     """``[(group, [opts])]`` of every installed plugin's own options; a
     plugin that cannot be loaded is logged and left out."""
     found: dict[str, list[cfg.Opt]] = {}
-    for selector in SELECTORS:
+    for selector in SELECTORS + HOOKS:
         for name, entry_point in sorted(
                 _entry_points(selector.namespace).items()):
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import changes as changes_mod
@@ -30,7 +30,25 @@ def pre_hooks_failed(failures: Iterable[str]) -> str:
             'pre-processing hooks:\n%s' % '\n'.join(failures))
 
 
-class ProcessingHook:
+class OwnOptions:
+    """A hook with options of its own declares them in ``OPTIONS``
+    (``[(group, [opts])]``), as a PXE filter driver does: they are
+    registered as the hook is loaded, and :func:`list_opts` (found
+    through its entry point) lists them for the sample configuration."""
+
+    OPTIONS: ClassVar[Sequence[tuple[str, Sequence[cfg.Opt]]]] = ()
+
+    @classmethod
+    def list_opts(cls) -> list[tuple[str, list[cfg.Opt]]]:
+        return [(group, list(opts)) for group, opts in cls.OPTIONS]
+
+    @classmethod
+    def register_opts(cls, conf: cfg.ConfigOpts) -> None:
+        for group, opts in cls.OPTIONS:
+            conf.register_opts(opts, group=group)
+
+
+class ProcessingHook(OwnOptions):
     """Base of processing hooks; both phases are optional.
 
     ``before_processing(data)`` runs in the API process before lookup and
@@ -41,6 +59,7 @@ class ProcessingHook:
     dependencies: tuple[str, ...] = ()
 
     def __init__(self, conf: cfg.ConfigOpts) -> None:
+        self.register_opts(conf)
         self.conf = conf
 
     def before_processing(self, data: dict[str, Any]) -> None:

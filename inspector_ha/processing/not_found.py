@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from stevedore import driver
 
+from inspector_ha.processing import base
+
 if TYPE_CHECKING:
     from oslo_config import cfg
 
@@ -21,9 +23,10 @@ if TYPE_CHECKING:
 NAMESPACE = 'inspector_ha.hooks.node_not_found'
 
 
-class NodeNotFoundHook:
+class NodeNotFoundHook(base.OwnOptions):
     def __init__(self, conf: cfg.ConfigOpts,
                  ironic: ironic_client.Ironic) -> None:
+        self.register_opts(conf)
         self.conf = conf
         self.ironic = ironic
 

@@ -20,6 +20,7 @@ import sqlalchemy as sa
 
 from inspector_ha.common import retry
 from inspector_ha import conf as conf_mod
+from inspector_ha.conf import opts
 from inspector_ha.db import api as db_api
 from inspector_ha.db import migration
 from inspector_ha.db import models
@@ -167,6 +168,8 @@ def service_conf(tmp_path, db_url, ironic_discovery):
     ironic_discovery.forget()
     conf = cfg.CONF
     conf_mod.register_opts(conf)
+    for group, options in opts.list_opts():
+        conf.register_opts(options, group=group)
     conf([], project='inspector-ha', default_config_files=[])
     overrides = [
         ('state_path', str(tmp_path), None),

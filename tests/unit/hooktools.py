@@ -13,6 +13,7 @@ import uuid as uuidlib
 from oslo_config import cfg
 
 from inspector_ha import conf as conf_mod
+from inspector_ha.conf import opts
 from inspector_ha.ironic import client
 from inspector_ha.processing import base
 from inspector_ha.processing import changes
@@ -139,8 +140,11 @@ def run(hook, data, ironic=None, **node):
 
 
 def new_conf():
-    """A private ConfigOpts with every option registered, no files read."""
+    """A private ConfigOpts with every option registered (each installed
+    plugin's and hook's too), no files read."""
     conf = cfg.ConfigOpts()
     conf_mod.register_opts(conf)
+    for group, options in opts.list_opts():
+        conf.register_opts(options, group=group)
     conf([], project='inspector-ha', default_config_files=[])
     return conf

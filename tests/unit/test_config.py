@@ -123,6 +123,33 @@ def test_a_bad_value_of_the_chosen_drivers_option_is_one_line(tmp_path):
         'Unexpected boolean value \'perhaps\'']
 
 
+def test_a_bad_value_of_a_chosen_hooks_option_is_one_line(tmp_path):
+    proc = _start(tmp_path, '[processing]\nprocessing_hooks = '
+                            '$default_processing_hooks,extra_hardware\n'
+                            '[extra_hardware]\nstrict = perhaps\n')
+    assert proc.returncode == 2, proc.stderr
+    assert _error_lines(proc) == [
+        '-c: error: [extra_hardware] strict: '
+        'Unexpected boolean value \'perhaps\'']
+    # NOTE: a hook that is not chosen does not read its options.
+    proc = _start(tmp_path, '[extra_hardware]\nstrict = perhaps\n')
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_hooks_options_are_registered_as_it_is_loaded(tmp_path):
+    from inspector_ha import conf as conf_mod
+    from inspector_ha.processing import pipeline
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)
+    path = tmp_path / 'inspector-ha.conf'
+    path.write_text('[processing]\nprocessing_hooks = capabilities\n'
+                    '[capabilities]\nboot_mode = true\n')
+    conf(['--config-file', str(path)], default_config_files=[])
+    assert 'capabilities' not in conf
+    pipeline.Pipeline(conf)
+    assert conf.capabilities.boot_mode is True
+
+
 def test_upstream_option_names_carry_over_from_ironic_inspector():
     conf = cfg.ConfigOpts()
     from inspector_ha import conf as conf_mod

@@ -9,19 +9,34 @@ malformed file stops the hook from loading.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+import os
+from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs in the venv
+from oslo_config import cfg
 
 from inspector_ha.processing import base
 
-if TYPE_CHECKING:
-    from oslo_config import cfg
-
 LOG = logging.getLogger(__name__)
+
+GROUP = 'accelerators'
+
+KNOWN_DEVICES = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), 'known_accelerators.yaml')
+
+OPTS = [
+    cfg.StrOpt('known_devices', default=KNOWN_DEVICES,
+               sample_default='<package>/processing/hooks/'
+                              'known_accelerators.yaml',
+               help='YAML file of the known accelerator devices: a '
+                    'pci_devices list of vendor_id, device_id, type and '
+                    'device_info.'),
+]
 
 
 class AcceleratorsHook(base.ProcessingHook):
+    OPTIONS = [(GROUP, OPTS)]
+
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         # NOTE: Any keys: looked up with None too (see _key).

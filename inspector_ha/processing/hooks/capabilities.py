@@ -5,12 +5,31 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from oslo_config import cfg
+
 from inspector_ha.processing import base
 
 LOG = logging.getLogger(__name__)
 
+GROUP = 'capabilities'
+
+DEFAULT_CPU_FLAGS = {'vmx': 'cpu_vt', 'svm': 'cpu_vt', 'aes': 'cpu_aes',
+                     'pse': 'cpu_hugepages', 'pdpe1gb': 'cpu_hugepages_1g',
+                     'smx': 'cpu_txt'}
+
+OPTS = [
+    cfg.BoolOpt('boot_mode', default=False,
+                help='Whether to set the boot_mode capability (bios or '
+                     'uefi) from the ramdisk\'s current boot mode.'),
+    cfg.DictOpt('cpu_flags', default=DEFAULT_CPU_FLAGS,
+                help='CPU flag to capability map: a capability is set to '
+                     '"true" when the CPU has the flag.'),
+]
+
 
 class CapabilitiesHook(base.ProcessingHook):
+    OPTIONS = [(GROUP, OPTS)]
+
     def before_update(self, data: dict[str, Any],
                       node: base.NodeContext) -> None:
         inventory = _section(data, 'inventory')

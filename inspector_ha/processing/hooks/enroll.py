@@ -13,16 +13,38 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from oslo_config import cfg
+from oslo_config import types
+
 from inspector_ha.common import addresses
 from inspector_ha.ironic import bmc as ironic_bmc
 from inspector_ha.processing import base
 from inspector_ha.processing import not_found
-from inspector_ha.processing.hooks import interfaces
+from inspector_ha.processing import ramdisk_data
 
 LOG = logging.getLogger(__name__)
 
+GROUP = 'discovery'
+
+OPTS = [
+    cfg.StrOpt('enroll_node_driver', default='fake-hardware',
+               help='Hardware type (driver) of the Ironic nodes the enroll '
+                    'hook creates.'),
+    cfg.DictOpt('enroll_node_fields', default={},
+                help='More fields of the Ironic nodes the enroll hook '
+                     'creates, as name:value pairs (for example '
+                     'conductor_group:rack1,resource_class:baremetal).'),
+    cfg.ListOpt('enabled_bmc_address_version', default=['4', '6'],
+                item_type=types.String(choices=['4', '6']),
+                help='BMC address versions the enroll hook stores as the '
+                     'new node\'s ipmi_address, in order of preference: '
+                     '"4,6" (IPv4 first), "6,4", "4" or "6".'),
+]
+
 
 class EnrollHook(not_found.NodeNotFoundHook):
+    OPTIONS = [(GROUP, OPTS)]
+
     def __call__(self, data: dict[str, Any]) -> str:
         bmc = self._bmc_address(data)
         self._refuse_known(data, bmc)
@@ -32,7 +54,7 @@ class EnrollHook(not_found.NodeNotFoundHook):
                       driver_info=driver_info, provision_state='enroll')
         node = self.ironic.create_node(**fields)
         LOG.info('Enrolled node %s (BMC %s, MACs %s)', node.id, bmc,
-                 interfaces.lookup_macs(data))
+                 ramdisk_data.lookup_macs(data))
         data['auto_discovered'] = True
         return node.id
 
@@ -48,7 +70,7 @@ class EnrollHook(not_found.NodeNotFoundHook):
 
     def _refuse_known(self, data: dict[str, Any], bmc: str | None
                       ) -> None:
-        macs = interfaces.lookup_macs(data)
+        macs = ramdisk_data.lookup_macs(data)
         if not macs:
             LOG.warning('No suitable interfaces found for discovered node. '
                         'Check that validate_interfaces is in [processing] '

@@ -10,13 +10,26 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from oslo_config import cfg
+
 from inspector_ha.processing import base
 
 LOG = logging.getLogger(__name__)
+
+GROUP = 'extra_hardware'
+
+OPTS = [
+    cfg.BoolOpt('strict', default=False,
+                help='Refuse to convert the extra hardware data when a '
+                     'record is not a 4-item list, and drop the data '
+                     'even when it cannot be converted.'),
+]
 ITEM_SIZE = 4
 
 
 class ExtraHardwareHook(base.ProcessingHook):
+    OPTIONS = [(GROUP, OPTS)]
+
     def before_update(self, data: dict[str, Any],
                       node: base.NodeContext) -> None:
         if 'data' not in data:

@@ -6,18 +6,31 @@ import collections
 import json
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from oslo_config import cfg
 
 from inspector_ha.processing import base
 
-if TYPE_CHECKING:
-    from oslo_config import cfg
-
 LOG = logging.getLogger(__name__)
+
+GROUP = 'pci_devices'
+
+OPTS = [
+    cfg.MultiStrOpt('alias', default=[],
+                    help='An alias of a PCI device, as JSON with exactly '
+                         'the keys vendor_id, product_id and name, e.g. '
+                         '{"vendor_id": "8086", "product_id": "1572", '
+                         '"name": "x710"}; the node gets the capability '
+                         'name:<number of such devices>. Repeat the option '
+                         'for more aliases.'),
+]
 ALIAS_KEYS = {'vendor_id', 'product_id', 'name'}
 
 
 class PciDevicesHook(base.ProcessingHook):
+    OPTIONS = [(GROUP, OPTS)]
+
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         self.aliases = parse_aliases(conf.pci_devices.alias)

@@ -7,18 +7,30 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from oslo_config import cfg
+
 from inspector_ha.processing import base
 
 if TYPE_CHECKING:
-    from oslo_config import cfg
-
     #: A mapped CIDR, either family.
     _Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 LOG = logging.getLogger(__name__)
 
+GROUP = 'port_physnet'
+
+OPTS = [
+    cfg.ListOpt('cidr_map', default=[],
+                help='CIDR:physical network pairs, e.g. '
+                     '10.10.10.0/24:physnet_a,2001:db8::/64:physnet_b: an '
+                     'Ironic port whose interface has an address in the '
+                     'CIDR gets that physical_network.'),
+]
+
 
 class PhysnetCidrMapHook(base.ProcessingHook):
+    OPTIONS = [(GROUP, OPTS)]
+
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         super().__init__(conf)
         self.cidr_map = parse_cidr_map(conf.port_physnet.cidr_map)
