@@ -4,6 +4,7 @@ private name of another package (``obj._name``, ``getattr(obj,
 release of that library, so none may appear in ``inspector_ha/``."""
 
 import ast
+import functools
 import pathlib
 
 import inspector_ha
@@ -18,20 +19,17 @@ PUBLIC = frozenset(['_replace', '_asdict', '_fields', '_make', '_mapping',
 KNOWN = {
     ('common/logctx.py', '_request_store'):
         'oslo.context has no public way to unset a thread\'s context',
-    ('messaging/queue.py', '_listen_for_notifications'):
-        'the worker loop takes one message per thread (issue 50)',
-    ('messaging/queue.py', '_poll_style_listener'):
-        'the worker loop takes one message per thread (issue 50)',
-    ('messaging/queue.py', '_current_timeout'):
-        'the poll floor of the worker loop (issue 50)',
 }
 
 
+@functools.lru_cache(maxsize=None)
 def _modules():
-    for path in sorted(ROOT.rglob('*.py')):
-        yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text())
+    return tuple((path.relative_to(ROOT).as_posix(),
+                  ast.parse(path.read_text()))
+                 for path in sorted(ROOT.rglob('*.py')))
 
 
+@functools.lru_cache(maxsize=None)
 def _own_names():
     """Every private name inspector_ha itself defines (a function, a
     class, a module, an attribute of its own objects, a variable)."""
