@@ -8,18 +8,26 @@ false, so it is not powered off, and ``validate_interfaces`` leaves its
 ports alone). A node found in another state is refused with 400.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.api import errors
 from inspector_ha.ironic import bmc
 from inspector_ha.ironic import client as ironic_client
 from inspector_ha.processing import ramdisk_data
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
 LOG = logging.getLogger(__name__)
 STATES = ironic_client.ACTIVE_STATES
 
 
-def find(ironic, conf, data):
+def find(ironic: ironic_client.Ironic, conf: cfg.ConfigOpts,
+         data: dict[str, Any]) -> str | None:
     """The UUID of the active Ironic node the data is for, or None (the
     option is off, or Ironic has no such node)."""
     if not conf.processing.permit_active_introspection:
@@ -39,7 +47,8 @@ def find(ironic, conf, data):
     return uuid
 
 
-def _by_mac(ironic, macs):
+def _by_mac(ironic: ironic_client.Ironic,
+            macs: Iterable[str]) -> str | None:
     for mac in macs:
         owner = ironic.port_owner(mac)
         if owner is not None:
@@ -47,7 +56,8 @@ def _by_mac(ironic, macs):
     return None
 
 
-def _by_bmc(ironic, address_fields, bmcs):
+def _by_bmc(ironic: ironic_client.Ironic, address_fields: Iterable[str],
+            bmcs: Iterable[str]) -> str | None:
     if not bmcs:
         return None
     for node in ironic.nodes_with_driver_info():

@@ -16,16 +16,23 @@ Public routes (``GET /``, ``GET /<version>``, ``GET /v1/openapi.json``,
 unrouted requests are left to Flask's 404/405.
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
 import ipaddress
 import logging
+from typing import TYPE_CHECKING
 
 import bcrypt
 import flask
 
 from inspector_ha.api import errors
 from inspector_ha.api import policy
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+    from werkzeug.datastructures import Headers
 
 LOG = logging.getLogger(__name__)
 #: The realm upstream (ironic-lib's basic auth middleware) announces.
@@ -57,7 +64,7 @@ AUTHTOKEN_HINT = ('set [keystone_authtoken] auth_type = password with '
                   'http_basic or noauth')
 
 
-def check_keystone(conf):
+def check_keystone(conf: cfg.ConfigOpts) -> None:
     """Raise :class:`NotConfigured` naming what ``[keystone_authtoken]``
     lacks for keystonemiddleware to validate tokens (its auth plugin and
     that plugin's required options), through keystoneauth's loader."""
@@ -78,7 +85,7 @@ def check_keystone(conf):
                             'auth plugin: %s' % (AUTHTOKEN, AUTHTOKEN_HINT))
 
 
-def register(app, conf):
+def register(app: flask.Flask, conf: cfg.ConfigOpts) -> None:
     """Install the checks of ``conf.auth_strategy`` on ``app``."""
     if conf.auth_strategy == 'noauth' and not is_loopback(
             conf.listen_address):
@@ -95,12 +102,14 @@ def register(app, conf):
         from keystonemiddleware import auth_token
         check_keystone(conf)
         app.before_request(KeystoneAuth(conf))
-        app.wsgi_app = auth_token.AuthProtocol(
+        # NOTE: Flask's documented way to add a WSGI middleware; mypy
+        # sees a method assigned.
+        app.wsgi_app = auth_token.AuthProtocol(  # type: ignore[method-assign]
             app.wsgi_app, {'oslo_config_config': conf,
                            'delay_auth_decision': True})
 
 
-def is_loopback(address):
+def is_loopback(address: str) -> bool:
     """Whether ``address`` (an IP address or a host name) is loopback."""
     if address == 'localhost':
         return True
@@ -110,7 +119,7 @@ def is_loopback(address):
         return False
 
 
-def _rule_name():
+def _rule_name() -> str | None:
     """The policy rule of the current request; None when not routed."""
     url_rule = flask.request.url_rule
     if url_rule is None:
@@ -119,11 +128,11 @@ def _rule_name():
 
 
 class BasicAuth:
-    def __init__(self, user_file):
+    def __init__(self, user_file: str) -> None:
         self._file = user_file
         validate(user_file)  # NOTE: fail at start-up, as upstream does.
 
-    def __call__(self):
+    def __call__(self) -> flask.Response | None:
         name = _rule_name()
         if name is None or name in policy.PUBLIC_RULES:
             return None
@@ -137,7 +146,7 @@ class BasicAuth:
         return None
 
 
-def authenticate(user_file, headers):
+def authenticate(user_file: str, headers: Headers) -> str:
     """The user name of a valid ``Authorization: Basic`` header.
 
     :raises Unauthorized: on a missing, malformed or wrong credential.
@@ -155,7 +164,7 @@ def authenticate(user_file, headers):
     return user
 
 
-def _password_matches(password, crypted):
+def _password_matches(password: str, crypted: str) -> bool:
     try:
         return bcrypt.checkpw(password.encode(), crypted.encode())
     except ValueError as exc:  # longer than 72 bytes, or a broken hash
@@ -163,7 +172,7 @@ def _password_matches(password, crypted):
         return False
 
 
-def parse_header(value):
+def parse_header(value: str | None) -> tuple[str, str]:
     """``(user, password)`` of an ``Authorization: Basic`` header value."""
     if not value:
         raise Unauthorized('Authorization required')
@@ -180,7 +189,7 @@ def parse_header(value):
     return user, password
 
 
-def read_entries(user_file):
+def read_entries(user_file: str) -> dict[str, str]:
     """``{user: hash}`` of an htpasswd file; the first line of a user wins.
 
     :raises UserFileError: when the file cannot be read.
@@ -191,7 +200,7 @@ def read_entries(user_file):
     except (OSError, UnicodeDecodeError) as exc:
         raise UserFileError('Problem reading auth user file %s: %s'
                             % (user_file, exc)) from None
-    entries = {}
+    entries: dict[str, str] = {}
     for line in lines:
         user, sep, crypted = line.strip().partition(':')
         if sep and not user.startswith('#'):
@@ -199,24 +208,24 @@ def read_entries(user_file):
     return entries
 
 
-def check_entry(user, crypted):
+def check_entry(user: str, crypted: str) -> None:
     """:raises UserFileError: unless ``crypted`` is a bcrypt hash."""
     if not crypted.startswith(BCRYPT_PREFIXES):
         raise UserFileError('Only bcrypt digested passwords are supported '
                             'for %s' % user)
 
 
-def validate(user_file):
+def validate(user_file: str) -> None:
     """:raises UserFileError: unreadable file or a non-bcrypt entry."""
     for user, crypted in read_entries(user_file).items():
         check_entry(user, crypted)
 
 
 class KeystoneAuth:
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         self._enforcer = policy.enforcer(conf)
 
-    def __call__(self):
+    def __call__(self) -> flask.Response | None:
         name = _rule_name()
         if name is None:
             return None

@@ -1,12 +1,20 @@
 """Checks and facts about an Ironic node before introspection starts."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from openstack import exceptions as sdk_exc
 
 from inspector_ha.api import errors
 from inspector_ha.ironic import client
 
+if TYPE_CHECKING:
+    from inspector_ha.ironic import node as node_mod
 
-def check_startable(ironic, node, manage_boot, permit_active):
+
+def check_startable(ironic: client.Ironic, node: node_mod.Node,
+                    manage_boot: bool, permit_active: bool) -> None:
     """Refuse (400) a node Ironic would not let us introspect
     (``permit_active``: ``[processing] permit_active_introspection``)."""
     if node.provision_state not in client.VALID_STATES and not (

@@ -1,6 +1,10 @@
 """Errors as upstream formats them: ``{"error": {"message": ...}}``."""
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Callable
+from typing import cast
 
 import flask
 from werkzeug import exceptions as http_exc
@@ -17,12 +21,12 @@ LOG = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
-    def __init__(self, message, code=400):
+    def __init__(self, message: str, code: int = 400) -> None:
         super().__init__(message)
         self.code = code
 
 
-def response(message, code):
+def response(message: str, code: int) -> flask.Response:
     resp = flask.jsonify({'error': {'message': message}})
     resp.status_code = code
     return resp
@@ -41,7 +45,7 @@ CODES = {
 }
 
 
-def register(app):
+def register(app: flask.Flask) -> None:
     app.register_error_handler(ApiError, lambda e: response(str(e), e.code))
     for exc_class, code in CODES.items():
         app.register_error_handler(exc_class, _coded(code))
@@ -52,14 +56,15 @@ def register(app):
     app.register_error_handler(Exception, _unexpected)
 
 
-def _http(exc):
-    resp = response(exc.description or exc.name, exc.code)
-    if exc.code == 405 and getattr(exc, 'valid_methods', None):
-        resp.headers['Allow'] = ', '.join(exc.valid_methods)
+def _http(exc: http_exc.HTTPException) -> flask.Response:
+    # NOTE: Flask hands an exception without a code back unhandled.
+    resp = response(exc.description or exc.name, cast(int, exc.code))
+    if exc.code == 405 and (methods := getattr(exc, 'valid_methods', None)):
+        resp.headers['Allow'] = ', '.join(methods)
     return resp
 
 
-def _coded(code):
+def _coded(code: int) -> Callable[[Exception], flask.Response]:
     return lambda exc: response(str(exc), code)
 
 
@@ -71,7 +76,7 @@ DISCARD_LIMIT = 64 * 1024 * 1024
 _CHUNK = 64 * 1024
 
 
-def _too_large(exc):
+def _too_large(exc: http_exc.RequestEntityTooLarge) -> flask.Response:
     limit = flask.current_app.config['MAX_CONTENT_LENGTH']
     resp = response('Request body too large: more than %d bytes '
                     '([DEFAULT] max_request_bytes)' % limit, 413)
@@ -80,7 +85,7 @@ def _too_large(exc):
     return resp
 
 
-def _discard_body(request):
+def _discard_body(request: flask.Request) -> bool:
     """Read and drop the body of ``request``; False if it is too large
     (or of unknown length) to be worth reading."""
     remaining = request.content_length
@@ -95,15 +100,15 @@ def _discard_body(request):
     return True
 
 
-def _unavailable(exc):
+def _unavailable(exc: retry.BackendUnavailable) -> flask.Response:
     return response('Service temporarily unavailable: %s' % exc, 503)
 
 
-def _conflict(exc):
+def _conflict(exc: conflicts.StaleWrite) -> flask.Response:
     return response('Node is being modified concurrently, please retry: '
                     '%s' % exc, 409)
 
 
-def _unexpected(exc):
+def _unexpected(exc: Exception) -> flask.Response:
     LOG.exception('Unexpected error in the API')
     return response('Internal server error', 500)

@@ -12,13 +12,25 @@ mounts its Flask app behind it, a worker's ``[worker] health_port``
 listener mounts only ``/healthcheck`` (and may mount ``/metrics``).
 """
 
+from __future__ import annotations
+
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
 
 from inspector_ha.messaging import probe
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import (StartResponse, WSGIApplication,
+                                WSGIEnvironment)
+    from oslo_config import cfg
+
+    from inspector_ha.coordination import tooz_backend
+    from inspector_ha.db import api as db_api
 
 PATH = '/healthcheck'
 PLUGIN = 'inspector_ha_backends'
@@ -30,18 +42,23 @@ class Probes:
     """One round trip to each backend; results cached for ``ttl`` seconds
     so that many checkers cost the backends little."""
 
-    def __init__(self, checks, ttl=1.0):
+    def __init__(self, checks: Sequence[tuple[str, Callable[[], object]]],
+                 ttl: float = 1.0) -> None:
         self.draining = threading.Event()
         self._checks = checks
         self._ttl = ttl
         self._lock = threading.Lock()
-        self._cached = (float('-inf'), [])
+        self._cached: tuple[float, list[tuple[str, str | None]]] = (
+            float('-inf'), [])
 
     @classmethod
-    def for_backends(cls, conf, store, coordinator=None):
+    def for_backends(cls, conf: cfg.ConfigOpts, store: db_api.Store,
+                     coordinator: tooz_backend.Coordinator | None = None
+                     ) -> Probes:
         """The database and the broker of ``conf``; plus coordination
         when a ``coordinator`` is given."""
-        checks = [('database', store.ping)]
+        checks: list[tuple[str, Callable[[], object]]] = [
+            ('database', store.ping)]
         broker = probe.broker_probe(conf, conf.queue.probe_timeout)
         if broker is not None:
             checks.append(('broker', broker))
@@ -50,7 +67,7 @@ class Probes:
                            lambda: coordinator.ping(timeout=5)))
         return cls(checks)
 
-    def failures(self):
+    def failures(self) -> list[tuple[str, str | None]]:
         """``[(name, error)]`` of the backends that did not answer."""
         with self._lock:
             stamp, failures = self._cached
@@ -62,7 +79,7 @@ class Probes:
             return failures
 
 
-def _error(check):
+def _error(check: Callable[[], object]) -> str | None:
     try:
         check()
         return None
@@ -75,11 +92,13 @@ class BackendsCheck(pluginbase.HealthcheckBaseExtension):
     ``oslo.middleware.healthcheck``); its :class:`Probes` come in the
     middleware's local configuration."""
 
-    def __init__(self, oslo_conf, conf):
+    def __init__(self, oslo_conf: cfg.ConfigOpts,
+                 conf: dict[str, Any]) -> None:
         super().__init__(oslo_conf, conf)
         self._probes = conf[PROBES_KEY]
 
-    def healthcheck(self, server_port):
+    def healthcheck(self, server_port: int
+                    ) -> pluginbase.HealthcheckResult:
         if self._probes.draining.is_set():
             return pluginbase.HealthcheckResult(False, 'draining')
         failures = self._probes.failures()
@@ -89,7 +108,7 @@ class BackendsCheck(pluginbase.HealthcheckBaseExtension):
         return pluginbase.HealthcheckResult(True, 'OK')
 
 
-def middleware(conf, probes):
+def middleware(conf: cfg.ConfigOpts, probes: Probes) -> WSGIApplication:
     """The healthcheck WSGI app for ``conf`` and ``probes``.
 
     NOTE: oslo.middleware reads its options from the global ``cfg.CONF``
@@ -105,15 +124,18 @@ def middleware(conf, probes):
 class Router:
     """Exact paths to WSGI apps; every other path to ``default``."""
 
-    def __init__(self, routes, default=None):
+    def __init__(self, routes: Mapping[str, WSGIApplication],
+                 default: WSGIApplication | None = None) -> None:
         self.routes = dict(routes)
         self.default = default or not_found
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         app = self.routes.get(environ.get('PATH_INFO', ''), self.default)
         return app(environ, start_response)
 
 
-def not_found(environ, start_response):
+def not_found(environ: WSGIEnvironment,
+              start_response: StartResponse) -> list[bytes]:
     start_response('404 Not Found', [('Content-Type', 'text/plain')])
     return [b'Not Found\n']

@@ -4,12 +4,21 @@ Each function runs inside one transaction and returns the request id to
 publish; the request is durable before the client hears 202.
 """
 
+from __future__ import annotations
+
 import uuid as uuidlib
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from inspector_ha.db import lookup
 from inspector_ha.db import nodes
 from inspector_ha.db import ledger
 from inspector_ha.fsm import states as st
+
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+
+    from inspector_ha.db import models
 
 
 #: The release from which every worker parks ramdisk data that came while
@@ -26,8 +35,23 @@ class RetryLater(Exception):
     """A condition that clears by itself; the ramdisk should retry."""
 
 
-def start(conn, uuid, manage_boot, bmc_addresses, actor, data_store,
-          snapshot=None):
+class DataStore(Protocol):
+    """Where introspection data is kept (a plugin of
+    ``inspector_ha.introspection_data.store``)."""
+
+    enabled: bool
+
+    def save(self, conn: sa.Connection, uuid: str, data: Any,
+             processed: bool) -> None: ...
+
+    def get(self, conn: sa.Connection, uuid: str, processed: bool) -> Any: ...
+
+    def delete(self, conn: sa.Connection, uuid: str) -> None: ...
+
+
+def start(conn: sa.Connection, uuid: str, manage_boot: bool,
+          bmc_addresses: Iterable[str], actor: str, data_store: DataStore,
+          snapshot: dict[str, Any] | None = None) -> str:
     """A new attempt and its start request, which carries ``snapshot``
     (the Ironic node as the API read it) so that processing needs not
     read the node from Ironic again."""
@@ -46,7 +70,10 @@ def start(conn, uuid, manage_boot, bmc_addresses, actor, data_store,
     return request_id
 
 
-def find_and_record(conn, macs, bmcs, found, record):
+def find_and_record(conn: sa.Connection, macs: Iterable[str],
+                    bmcs: Iterable[str], found: Callable[[str], None],
+                    record: Callable[[sa.Connection, str], str | None]
+                    ) -> tuple[str | None, str | None]:
     """The node under introspection ramdisk data with ``macs`` and
     ``bmcs`` is for, told to ``found(uuid)`` (even if recording fails),
     and what ``record(conn, uuid)`` records for it: ``(uuid, request
@@ -62,7 +89,9 @@ def find_and_record(conn, macs, bmcs, found, record):
     return uuid, record(conn, uuid)
 
 
-def process(conn, uuid, data, raw, data_store, early=True, actor=None):
+def process(conn: sa.Connection, uuid: str, data: dict[str, Any],
+            raw: dict[str, Any] | None, data_store: DataStore,
+            early: bool = True, actor: str | None = None) -> str | None:
     """Accept ramdisk data; a retried post reuses the open request.
 
     Data that comes while the node is still ``starting`` (Ironic powered
@@ -85,7 +114,9 @@ def process(conn, uuid, data, raw, data_store, early=True, actor=None):
                       payload=data, held_by=actor).id
 
 
-def event(conn, uuid, name, payload=None, actor=None):
+def event(conn: sa.Connection, uuid: str, name: str,
+          payload: dict[str, Any] | None = None,
+          actor: str | None = None) -> str:
     """Queue ``name`` (abort, error) for the current attempt of a node;
     ``actor``, the API process, holds it until a worker takes it."""
     node = _existing(conn, uuid)
@@ -93,18 +124,19 @@ def event(conn, uuid, name, payload=None, actor=None):
                       payload=payload, held_by=actor).id
 
 
-def node(conn, uuid):
+def node(conn: sa.Connection, uuid: str) -> models.Node:
     return _existing(conn, uuid)
 
 
-def _existing(conn, uuid):
+def _existing(conn: sa.Connection, uuid: str) -> models.Node:
     row = nodes.get(conn, uuid)
     if row is None:
         raise NotInCache('Could not find node %s in cache' % uuid)
     return row
 
 
-def reapply(conn, uuid, data, data_store):
+def reapply(conn: sa.Connection, uuid: str, data: dict[str, Any] | None,
+            data_store: DataStore) -> str:
     """Queue processing ``data`` again, or the stored unprocessed data.
 
     Data supplied by the caller is stored first as the node's new
@@ -125,8 +157,10 @@ def reapply(conn, uuid, data, data_store):
                         payload=data).id
 
 
-def enroll(conn, uuid, data, raw, data_store, macs, bmc_addresses,
-           actor, error=None, discovered=True):
+def enroll(conn: sa.Connection, uuid: str, data: dict[str, Any],
+           raw: dict[str, Any] | None, data_store: DataStore,
+           macs: Iterable[str], bmc_addresses: Iterable[str], actor: str,
+           error: str | None = None, discovered: bool = True) -> str:
     """Accept the data of a node discovery just enrolled in Ironic.
 
     In one transaction: the node row, created in ``enrolling``; its

@@ -12,7 +12,11 @@ Deviations from upstream, on purpose:
   as ``/v1/continue`` does.
 """
 
+from __future__ import annotations
+
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import flask
 from oslo_utils import uuidutils
@@ -22,6 +26,12 @@ from inspector_ha.api import intake
 from inspector_ha.api import v1
 from inspector_ha.db import listing
 from inspector_ha.fsm import states as st
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
+    from werkzeug.datastructures import MultiDict
+
+    from inspector_ha.api import nodes as nodes_mod
 
 REAPPLY_NEEDS_STORE = (
     'Inspector is not configured to store introspection data. Set the '
@@ -34,14 +44,17 @@ class Introspection:
     :param conf: the configuration (``api_max_limit``, the longest page).
     """
 
-    def __init__(self, nodes, data_store, conf):
+    def __init__(self, nodes: nodes_mod.Nodes,
+                 data_store: intake.DataStore,
+                 conf: cfg.ConfigOpts) -> None:
         self._nodes = nodes
         self._data_store = data_store
         self._conf = conf
         self._tx = nodes.tx
 
-    def register(self, app):
+    def register(self, app: flask.Flask) -> None:
         data = '/v1/introspection/<node_id>/data'
+        rules: list[tuple[str, Callable[..., flask.Response], list[str]]]
         rules = [('/v1/introspection', self.statuses, ['GET']),
                  (data, self.processed_data, ['GET']),
                  (data + '/unprocessed', self.unprocessed_data, ['GET']),
@@ -50,26 +63,26 @@ class Introspection:
             app.add_url_rule(path, view.__name__ + path, view,
                              methods=methods, strict_slashes=False)
 
-    def statuses(self):
+    def statuses(self) -> flask.Response:
         args = flask.request.args
         rows = self._tx(listing.page, _limit(args, self._conf.api_max_limit),
                         _marker(args), _states(args))
         return flask.jsonify(
             {'introspection': [v1.status_of(row) for row in rows]})
 
-    def processed_data(self, node_id):
+    def processed_data(self, node_id: str) -> flask.Response:
         return self._data(node_id, True)
 
-    def unprocessed_data(self, node_id):
+    def unprocessed_data(self, node_id: str) -> flask.Response:
         return self._data(node_id, False)
 
-    def _data(self, node_id, processed):
+    def _data(self, node_id: str, processed: bool) -> flask.Response:
         data = self._tx(self._data_store.get, self._nodes.uuid(node_id),
                         processed)
         return flask.Response(json.dumps(data),
                               mimetype='application/json')
 
-    def reapply(self, node_id):
+    def reapply(self, node_id: str) -> flask.Response:
         data = _optional_object()
         if data is None and not self._data_store.enabled:
             raise errors.ApiError(REAPPLY_NEEDS_STORE)
@@ -80,7 +93,7 @@ class Introspection:
         return v1.accepted()
 
 
-def _limit(args, maximum):
+def _limit(args: MultiDict[str, str], maximum: int) -> int:
     """``limit``: 0 or absent means the maximum, ``api_max_limit``."""
     try:
         limit = int(args.get('limit', 0)) or maximum
@@ -93,14 +106,14 @@ def _limit(args, maximum):
     return limit
 
 
-def _marker(args):
+def _marker(args: MultiDict[str, str]) -> str | None:
     marker = args.get('marker')
     if marker is not None and not uuidutils.is_uuid_like(marker):
         raise errors.ApiError('Bad request: Marker not UUID-like')
     return marker
 
 
-def _states(args):
+def _states(args: MultiDict[str, str]) -> list[str] | None:
     value = args.get('state')
     if value is None:
         return None
@@ -112,7 +125,7 @@ def _states(args):
     return wanted
 
 
-def _optional_object():
+def _optional_object() -> dict[str, Any] | None:
     """The body as a JSON object, or None for no body or ``{}``.
 
     Upstream treats an empty object like no body: the stored data is used.

@@ -6,8 +6,11 @@ of the application. It is public, under the ``introspection:version``
 policy rule, like the version documents.
 """
 
+from __future__ import annotations
+
 import functools
 from importlib import resources
+from typing import Any
 
 import flask
 import yaml
@@ -19,19 +22,19 @@ FILE = 'openapi.yaml'
 
 
 @functools.cache
-def document():
+def document() -> dict[str, Any]:
     """The document as a dict, loaded once; callers must not change it."""
     text = resources.files(__package__).joinpath(FILE).read_text('utf-8')
     return yaml.safe_load(text)
 
 
-def serve():
+def serve() -> flask.Response:
     """The document with ``servers`` set to the request's root URL, which
     honours X-Forwarded-* headers as the version documents' links do."""
     served = dict(document(), servers=[{'url': versions.root_url() or '/'}])
     return flask.jsonify(served)
 
 
-def register(app):
+def register(app: flask.Flask) -> None:
     app.add_url_rule(PATH, 'openapi', serve, methods=['GET'],
                      strict_slashes=False)

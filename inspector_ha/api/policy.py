@@ -6,10 +6,17 @@ matter. A route missing from it is checked against :data:`FALLBACK`;
 ``tests/unit/test_auth.py`` fails when a registered route is missing.
 """
 
+from __future__ import annotations
+
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from oslo_context import context as context_mod
 from oslo_policy import policy
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 SYSTEM_ADMIN = 'role:admin and system_scope:all'
 SYSTEM_READER = 'role:reader and system_scope:all'
@@ -47,14 +54,16 @@ ROUTES = {
 _VARIABLE = re.compile(r'<[^>]*>')
 
 
-def _rule(name, check, description, operations):
+def _rule(name: str, check: str, description: str,
+          operations: Iterable[tuple[str, str]]
+          ) -> policy.DocumentedRuleDefault:
     return policy.DocumentedRuleDefault(
         name=name, check_str=check, description=description,
         operations=[{'method': m, 'path': p} for m, p in operations],
         scope_types=SCOPES)
 
 
-def _api_rules():
+def _api_rules() -> list[policy.DocumentedRuleDefault]:
     return [
         _rule('introspection', PUBLIC, 'Access the API root for available '
               'versions information', [('GET', '/')]),
@@ -79,7 +88,7 @@ def _api_rules():
     ]
 
 
-def _rules_rules():
+def _rules_rules() -> list[policy.DocumentedRuleDefault]:
     return [
         _rule('introspection:rule:get', ADMIN, 'Get introspection rule(s)',
               [('GET', '/v1/rules'), ('GET', '/v1/rules/{rule_id}')]),
@@ -91,7 +100,7 @@ def _rules_rules():
     ]
 
 
-def list_policies():
+def list_policies() -> list[policy.RuleDefault]:
     """Every rule, for the enforcer and the ``oslo.policy.policies`` hook."""
     base = [policy.RuleDefault('public_api', 'is_public_api:True',
                                description='Internal flag for public API '
@@ -101,7 +110,7 @@ def list_policies():
     return base + _api_rules() + _rules_rules()
 
 
-def enforcer(conf):
+def enforcer(conf: cfg.ConfigOpts) -> policy.Enforcer:
     """An enforcer over ``conf``'s ``[oslo_policy]`` with our defaults."""
     result = policy.Enforcer(conf)
     result.suppress_default_change_warnings = True
@@ -109,22 +118,23 @@ def enforcer(conf):
     return result
 
 
-def route_key(method, url_rule):
+def route_key(method: str, url_rule: str) -> tuple[str, str]:
     """The :data:`ROUTES` key of a Flask URL rule; HEAD is a GET."""
     method = 'GET' if method == 'HEAD' else method
     return method, _VARIABLE.sub('<>', url_rule).rstrip('/') or '/'
 
 
-def rule_for(method, url_rule):
+def rule_for(method: str, url_rule: str) -> str:
     """The rule name of a request to ``url_rule``."""
     return ROUTES.get(route_key(method, url_rule), FALLBACK)
 
 
-def credentials(environ, public):
+def credentials(environ: dict[str, Any], public: bool) -> dict[str, Any]:
     """Policy values of the headers keystonemiddleware set in ``environ``."""
     ctx = context_mod.RequestContext.from_environ(environ)
     return dict(ctx.to_policy_values(), is_public_api=public)
 
 
-def authorized(enforcer_, rule, creds):
+def authorized(enforcer_: policy.Enforcer, rule: str,
+               creds: dict[str, Any]) -> bool:
     return enforcer_.authorize(rule, {}, creds)

@@ -7,7 +7,11 @@ another type is a 400 naming the field, before any hook runs, so no
 hook meets a string where it expects an object.
 """
 
+from __future__ import annotations
+
 import functools
+from collections.abc import Callable
+from typing import Any
 
 from inspector_ha.api import body
 
@@ -54,7 +58,7 @@ PAYLOAD = {
 }
 
 
-def check(data):
+def check(data: dict[str, Any]) -> None:
     """:raises body.Invalid: a known field of the wrong type."""
     try:
         _CHECK_PAYLOAD(data)
@@ -71,13 +75,13 @@ class _Wrong(Exception):
     or array adds its key or index on the way out, so that a payload of
     the right shape builds no path at all."""
 
-    def __init__(self, value, types):
+    def __init__(self, value: Any, types: tuple[type, ...]) -> None:
         super().__init__()
         self.value = value
         self.types = types
-        self.parts = []
+        self.parts: list[str | int] = []
 
-    def path(self):
+    def path(self) -> str:
         text = ''
         for part in reversed(self.parts):
             if isinstance(part, int):
@@ -87,7 +91,7 @@ class _Wrong(Exception):
         return text
 
 
-def _compiled(spec):
+def _compiled(spec: Any) -> Callable[[Any], None]:
     """A function that raises :class:`_Wrong` where a value does not
     match ``spec``: an object's fields by name, an array's items, or a
     tuple of types (a tuple of one object or array spec is that spec)."""
@@ -100,7 +104,7 @@ def _compiled(spec):
     return functools.partial(_expect, types=spec)
 
 
-def _nested(spec):
+def _nested(spec: Any) -> bool:
     """Whether ``spec`` is of an object or an array (bare, or the one
     element of a tuple), not a tuple of types."""
     return isinstance(spec, (dict, list)) or (
@@ -108,7 +112,7 @@ def _nested(spec):
         isinstance(spec[0], (dict, list)))
 
 
-def _object_checker(spec):
+def _object_checker(spec: dict[str, Any]) -> Callable[[Any], None]:
     # NOTE: in the spec's order, so that of several wrong fields the
     # first is named. A value of exactly one of a field's plain types
     # (most fields have them) passes without a call; an object or an
@@ -117,9 +121,9 @@ def _object_checker(spec):
                     frozenset() if _nested(sub) else frozenset(sub))
                    for key, sub in spec.items())
 
-    def check_object(value):
+    def check_object(value: Any) -> None:
         _expect(value, DICT)
-        key = None
+        key = ''
         try:
             for key, check_item, exact in fields:
                 item = value.get(key)
@@ -131,10 +135,10 @@ def _object_checker(spec):
     return check_object
 
 
-def _array_checker(item_spec):
+def _array_checker(item_spec: Any) -> Callable[[Any], None]:
     check_item = _compiled(item_spec)
 
-    def check_array(value):
+    def check_array(value: Any) -> None:
         _expect(value, LIST)
         index = 0
         try:
@@ -147,7 +151,7 @@ def _array_checker(item_spec):
     return check_array
 
 
-def _expect(value, types):
+def _expect(value: Any, types: tuple[type, ...]) -> None:
     # NOTE: bool is an int in Python, but not in JSON.
     if (isinstance(value, bool) and bool not in types or
             not isinstance(value, types)):

@@ -1,7 +1,11 @@
 """The v1 endpoints of the introspection path."""
 
+from __future__ import annotations
+
 import functools
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import flask
 from oslo_utils import strutils
@@ -24,6 +28,15 @@ from inspector_ha.processing import not_found
 from inspector_ha.processing import ramdisk_data
 from inspector_ha.processing import ramdisk_logs
 
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+    from oslo_config import cfg
+
+    from inspector_ha.api import nodes as nodes_mod
+    from inspector_ha.coordination import releases as releases_mod
+    from inspector_ha.db import models
+    from inspector_ha.processing import pipeline as pipeline_mod
+
 LOG = logging.getLogger(__name__)
 LOOKUP_ERROR = 'Look up error: Could not find a node for attributes %s'
 
@@ -40,8 +53,10 @@ class V1:
     :param member_id: this process, recorded on the requests it takes.
     """
 
-    def __init__(self, nodes, conf, pipeline, data_store, releases,
-                 member_id):
+    def __init__(self, nodes: nodes_mod.Nodes, conf: cfg.ConfigOpts,
+                 pipeline: pipeline_mod.Pipeline,
+                 data_store: intake.DataStore,
+                 releases: releases_mod.Releases, member_id: str) -> None:
         self._nodes = nodes
         self._conf = conf
         self._pipeline = pipeline
@@ -52,7 +67,8 @@ class V1:
         self._tx = nodes.tx
         self._publish = nodes.publish
 
-    def register(self, app):
+    def register(self, app: flask.Flask) -> None:
+        rules: list[tuple[str, Callable[..., flask.Response], list[str]]]
         rules = [('/v1/introspection/<node_id>', self.start, ['POST']),
                  ('/v1/introspection/<node_id>', self.status, ['GET']),
                  ('/v1/introspection/<node_id>/abort', self.abort,
@@ -62,7 +78,7 @@ class V1:
             app.add_url_rule(path, view.__name__ + path, view,
                              methods=methods, strict_slashes=False)
 
-    def start(self, node_id):
+    def start(self, node_id: str) -> flask.Response:
         manage_boot = _manage_boot(self._conf)
         node = self._nodes.ironic_node(node_id)
         checks.check_startable(
@@ -77,18 +93,18 @@ class V1:
         metrics.series(metrics.STARTED, 'start').inc()
         return accepted()
 
-    def status(self, node_id):
+    def status(self, node_id: str) -> flask.Response:
         uuid = self._nodes.uuid(node_id)
         return flask.jsonify(status_of(self._tx(intake.node, uuid)))
 
-    def abort(self, node_id):
+    def abort(self, node_id: str) -> flask.Response:
         uuid = self._nodes.uuid(node_id)
         request_id = self._tx(intake.event, uuid, st.ABORT, None,
                               self._member_id)
         self._publish(request_id, uuid, st.ABORT)
         return accepted()
 
-    def continue_(self):
+    def continue_(self) -> flask.Response:
         data = ramdisk_payload()
         logs = data.pop('logs', None)
         flask.g.ramdisk_node = None
@@ -104,7 +120,8 @@ class V1:
                               flask.g.ramdisk_node)
         return response
 
-    def _continue(self, data, logs):
+    def _continue(self, data: dict[str, Any],
+                  logs: str | None) -> flask.Response:
         """Record the post; ``logs`` (or None) go to the worker, which
         saves them if processing fails. The lookup and the request are
         one transaction. The data as posted is kept (copied before the
@@ -121,7 +138,10 @@ class V1:
             raise errors.ApiError(base.pre_hooks_failed(failures), 400)
         return flask.jsonify({'uuid': uuid})
 
-    def _recorder(self, data, raw, logs, failures):
+    def _recorder(self, data: dict[str, Any], raw: dict[str, Any] | None,
+                  logs: str | None,
+                  failures: list[str]
+                  ) -> tuple[str, Callable[[sa.Connection, str], str | None]]:
         """``(event, record(conn, uuid))``: an ``error`` request when
         pre-processing hooks failed, else the ``process`` request."""
         if failures:
@@ -135,7 +155,9 @@ class V1:
             intake.process, data=carried, raw=raw,
             data_store=self._data_store, early=early, actor=self._member_id)
 
-    def _lookup(self, data, record):
+    def _lookup(self, data: dict[str, Any],
+                record: Callable[[sa.Connection, str], str | None]
+                ) -> tuple[str | None, str | None]:
         """``(UUID, request id)``: the node under introspection the data
         is for, and what ``record(conn, uuid)`` recorded for it, in
         the lookup's transaction; ``(None, None)`` when none matches."""
@@ -147,7 +169,9 @@ class V1:
         except lookup.Ambiguous as exc:
             raise errors.ApiError(str(exc), 400) from None
 
-    def _not_in_cache(self, data, raw, failures):
+    def _not_in_cache(self, data: dict[str, Any],
+                      raw: dict[str, Any] | None,
+                      failures: list[str]) -> flask.Response:
         """Data of no node under introspection, as upstream: an active
         node's (``permit_active_introspection``), else the node-not-found
         hook's, which runs even when a pre-processing hook failed; no
@@ -175,7 +199,9 @@ class V1:
             raise errors.ApiError(base.pre_hooks_failed(failures))
         return self._record(data, raw, failures, uuid, discovered=True)
 
-    def _record(self, data, raw, failures, uuid, discovered):
+    def _record(self, data: dict[str, Any], raw: dict[str, Any] | None,
+                failures: list[str], uuid: str,
+                discovered: bool) -> flask.Response:
         """Record the node (``enrolling``) with its process request, or,
         when pre-processing hooks failed, with an ``error`` request
         carrying the failures (upstream's), and answer 400 then."""
@@ -196,7 +222,7 @@ class V1:
             raise errors.ApiError(error)
         return flask.jsonify({'uuid': uuid})
 
-    def _forget(self, uuid):
+    def _forget(self, uuid: str) -> None:
         """Delete a node just enrolled whose row could not be written, so
         that the ramdisk's retry can enroll it again."""
         try:
@@ -206,7 +232,7 @@ class V1:
                           'but not recorded', uuid)
 
 
-def status_of(node):
+def status_of(node: models.Node) -> dict[str, Any]:
     return {'uuid': node.uuid, 'state': node.state,
             'finished': node.finished_at is not None,
             'started_at': timeutils.isoformat(node.started_at),
@@ -215,11 +241,11 @@ def status_of(node):
             'links': versions.link('/v1/introspection/' + node.uuid)}
 
 
-def accepted():
+def accepted() -> flask.Response:
     return flask.Response('{}\n', status=202, mimetype='application/json')
 
 
-def _manage_boot(conf):
+def _manage_boot(conf: cfg.ConfigOpts) -> bool:
     value = flask.request.args.get('manage_boot', 'true')
     try:
         manage_boot = strutils.bool_from_string(value, strict=True)
@@ -233,17 +259,17 @@ def _manage_boot(conf):
     return manage_boot
 
 
-def _name_logs_node(uuid):
+def _name_logs_node(uuid: str) -> None:
     """The node ramdisk data is for: its logs' file is named after it."""
     flask.g.ramdisk_node = uuid
 
 
-def _record_error(message, conn, uuid):
+def _record_error(message: str, conn: sa.Connection, uuid: str) -> str:
     """An ``error`` request: the pre-processing hooks failed."""
     return intake.event(conn, uuid, st.FAIL, {'error': message})
 
 
-def json_object():
+def json_object() -> dict[str, Any]:
     raw = flask.request.get_data(cache=False)
     try:
         data = body.decode(raw)
@@ -255,7 +281,7 @@ def json_object():
     return data
 
 
-def ramdisk_payload():
+def ramdisk_payload() -> dict[str, Any]:
     """The body as a ramdisk payload whose known fields have their types."""
     data = json_object()
     try:

@@ -1,5 +1,7 @@
 """Microversions and the version documents (``GET /``, ``GET /v1``)."""
 
+from __future__ import annotations
+
 import functools
 
 import flask
@@ -13,11 +15,11 @@ CURRENT = (1, 18)
 RESOURCES = ('continue', 'introspection', 'rules')
 
 
-def fmt(version):
+def fmt(version: tuple[int, int]) -> str:
     return '%d.%d' % version
 
 
-def requested():
+def requested() -> tuple[int, int]:
     """Parse the requested microversion; no header means the current one.
 
     :raises ApiError: 400 on a malformed value, 406 outside the range.
@@ -37,13 +39,13 @@ def requested():
     return major, minor
 
 
-def add_headers(response):
+def add_headers(response: flask.Response) -> flask.Response:
     response.headers[MIN_HEADER] = fmt(MINIMUM)
     response.headers[MAX_HEADER] = fmt(CURRENT)
     return response
 
 
-def root_url():
+def root_url() -> str:
     """The request's ``url_root`` without its last slash, as werkzeug
     builds it, remembered for each scheme, host and root path (werkzeug
     builds it again for every request: about 7% of a status read's CPU)."""
@@ -57,21 +59,21 @@ KNOWN_ROOTS = 64
 
 
 @functools.lru_cache(maxsize=KNOWN_ROOTS)
-def _root_url(scheme, host, root_path):
+def _root_url(scheme: str, host: str, root_path: str) -> str:
     return werkzeug_utils.get_current_url(scheme, host, root_path).rstrip(
         '/')
 
 
-def link(path):
+def link(path: str) -> list[dict[str, str]]:
     return [{'href': root_url() + path, 'rel': 'self'}]
 
 
-def root():
+def root() -> flask.Response:
     return flask.jsonify({'versions': [{
         'id': fmt(CURRENT), 'status': 'CURRENT', 'links': link('/v1')}]})
 
 
-def version_root(version):
+def version_root(version: str) -> flask.Response:
     if version != 'v1':
         raise errors.ApiError('Version %s not found.' % version, 404)
     return flask.jsonify({'resources': [
