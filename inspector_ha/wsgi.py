@@ -5,13 +5,17 @@ The configuration file is ``$INSPECTOR_HA_CONFIG_FILE`` or the default
 by ``inspector-ha-api``; the WSGI server owns signals and draining.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+
 from inspector_ha.api import app as api_app
 from inspector_ha.api import health
 from inspector_ha.cmd import common
 from inspector_ha import service as service_mod
 
 
-def init_application(argv=()):
+def init_application(argv: Iterable[str] = ()) -> health.Router:
     conf = common.load_config(list(argv))
     service = service_mod.Service(conf)
     probes = health.Probes.for_backends(conf, service.store)

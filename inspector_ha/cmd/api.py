@@ -5,7 +5,10 @@ requests are still served, then the listener closes, the requests in
 flight finish, and the process exits 0.
 """
 
+from __future__ import annotations
+
 import sys
+from typing import TYPE_CHECKING
 
 from inspector_ha.api import app as api_app
 from inspector_ha.api import auth
@@ -14,13 +17,17 @@ from inspector_ha.api import server
 from inspector_ha.cmd import common
 from inspector_ha import service as service_mod
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
-def main(argv=None):
+
+def main(argv: list[str] | None = None) -> int:
     conf = common.load_config(sys.argv[1:] if argv is None else argv)
     return serve(conf)
 
 
-def _built(conf, router, all_in_one):
+def _built(conf: cfg.ConfigOpts, router: health.Router, all_in_one: bool
+           ) -> tuple[service_mod.Service, health.Probes]:
     """The service and its health probes, mounted on ``router``."""
     if all_in_one:
         # NOTE: imported only here: alembic brings mako (and pygments,
@@ -34,7 +41,7 @@ def _built(conf, router, all_in_one):
     return service, probes
 
 
-def serve(conf, all_in_one=False):
+def serve(conf: cfg.ConfigOpts, all_in_one: bool = False) -> int:
     """Serve the API until stopped; the exit status.
 
     The listener binds before any backend is touched. ``all_in_one``

@@ -1,11 +1,15 @@
 """Shared start-up: configuration, logging, signals, the HTTP server."""
 
+from __future__ import annotations
+
 import faulthandler
 import logging
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from oslo_config import cfg
 from oslo_log import log
@@ -20,11 +24,18 @@ from inspector_ha.common import systemd
 from inspector_ha.conf import opts as opts_mod
 from inspector_ha.conf import upstream
 
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from inspector_ha.api import health
+    from inspector_ha import service as service_mod
+
 LOG = logging.getLogger('inspector_ha')
 CONFIG_ENV = 'INSPECTOR_HA_CONFIG_FILE'
 
 
-def load_config(argv, allow_embedded=False):
+def load_config(argv: list[str],
+                allow_embedded: bool = False) -> cfg.ConfigOpts:
     """Parse the command line into ``cfg.CONF`` and return it.
 
     oslo.messaging registers some options only on the global object, so
@@ -49,7 +60,7 @@ def load_config(argv, allow_embedded=False):
     return conf
 
 
-def _check_values(conf):
+def _check_values(conf: cfg.ConfigOpts) -> None:
     """Read every option once: a bad value is one line and exit 2 now,
     not a traceback later (oslo.config checks a value when it is read).
     So is a plugin that is not installed; the chosen plugins' own
@@ -68,14 +79,14 @@ def _check_values(conf):
                     exc).split('is not valid: ', 1)[-1]))
 
 
-def fail(message):
+def fail(message: str) -> NoReturn:
     """One line on stderr, exit status 2, before anything started."""
     sys.stderr.write('%s: error: %s\n' % (
         os.path.basename(sys.argv[0]), ' '.join(message.split())))
     sys.exit(2)
 
 
-def _default_files(argv):
+def _default_files(argv: list[str]) -> list[str] | None:
     if os.environ.get(CONFIG_ENV):
         return [os.environ[CONFIG_ENV]]
     return None
@@ -86,7 +97,7 @@ QUIET_LOGGERS = ['kazoo=WARN', 'tooz=WARN', 'openstack=WARN',
                  'alembic=WARN', 'stevedore=WARN']
 
 
-def register_log_opts(conf):
+def register_log_opts(conf: cfg.ConfigOpts) -> None:
     """oslo.log's options with inspector-ha's defaults: logs go to stderr
     (also with ``log_file``, unless ``use_stderr = false``); the node a
     worker's line is about is shown as ``[node <uuid>]``."""
@@ -97,19 +108,20 @@ def register_log_opts(conf):
     conf.set_default('instance_uuid_format', '[node %(uuid)s] ')
 
 
-def _log_level_changed(conf, _changed):
+def _log_level_changed(conf: cfg.ConfigOpts, _changed: Any) -> None:
     """After SIGHUP (oslo.log applies ``debug`` itself), say the level."""
     LOG.info('Log level: %s', 'DEBUG' if conf.debug else 'INFO')
 
 
-def on_signals(stop_callback, conf=None):
+def on_signals(stop_callback: Callable[[], object],
+               conf: cfg.ConfigOpts | None = None) -> None:
     """SIGTERM/SIGINT stop gracefully; SIGHUP re-reads the mutable
     options of ``conf`` (``systemctl reload``); SIGUSR1 dumps every
     thread's stack to stderr (the log) for an operator looking at a stuck
     process."""
     faulthandler.register(signal.SIGUSR1, all_threads=True)
 
-    def _handler(signum, _frame):
+    def _handler(signum: int, _frame: FrameType | None) -> None:
         LOG.info('Signal %d received, stopping', signum)
         systemd.notify('STOPPING=1')
         threading.Thread(target=stop_callback, daemon=True).start()
@@ -120,7 +132,7 @@ def on_signals(stop_callback, conf=None):
             target=_reload, args=(conf,), daemon=True).start())
 
 
-def _reload(conf):
+def _reload(conf: cfg.ConfigOpts) -> None:
     try:
         conf.mutate_config_files()
         LOG.info('SIGHUP: configuration files re-read')
@@ -128,7 +140,8 @@ def _reload(conf):
         LOG.error('SIGHUP: configuration not re-read: %s', exc)
 
 
-def listen(conf, router):
+def listen(conf: cfg.ConfigOpts,
+           router: health.Router) -> server_mod.Listener:
     """Bind the API listener for ``router`` (routes are added once the
     service is built), or exit 2 with one line: before anything starts."""
     try:
@@ -137,7 +150,8 @@ def listen(conf, router):
         fail(str(exc))
 
 
-def health_listener(conf, router):
+def health_listener(conf: cfg.ConfigOpts, router: health.Router
+                    ) -> server_mod.Listener | None:
     """Bind the worker's ``[worker] health_port`` listener, or None."""
     if not conf.worker.health_port:
         return None
@@ -148,7 +162,8 @@ def health_listener(conf, router):
         fail(str(exc))
 
 
-def ready(listener=None, what='API'):
+def ready(listener: server_mod.Listener | None = None,
+          what: str = 'API') -> None:
     """Started: serve, print the listener's address, tell systemd."""
     memory.freeze_started()
     if listener is not None:
@@ -158,7 +173,7 @@ def ready(listener=None, what='API'):
     systemd.notify('READY=1')
 
 
-def serve_metrics(conf):
+def serve_metrics(conf: cfg.ConfigOpts) -> bool:
     """Serve a worker's ``/metrics`` on ``[metrics] port`` (if set);
     False, with one line logged, if that port cannot be used."""
     try:
@@ -170,7 +185,7 @@ def serve_metrics(conf):
         return False
 
 
-def start(service, **kwargs):
+def start(service: service_mod.Service, **kwargs: Any) -> bool:
     """Start the service; False (after cleaning up) if a backend is gone."""
     try:
         service.start(**kwargs)

@@ -9,7 +9,10 @@ between old and new places in batches; it exits 1 while rows are left
 (with ``--max-count``), 0 when done.
 """
 
+from __future__ import annotations
+
 import sys
+from typing import Any
 
 from oslo_config import cfg
 
@@ -20,7 +23,7 @@ from inspector_ha.db import migration
 from inspector_ha.db import online_migrations
 
 
-def _add_commands(subparsers):
+def _add_commands(subparsers: Any) -> None:
     upgrade = subparsers.add_parser('upgrade', help='upgrade the schema')
     upgrade.add_argument('--revision', default=None)
     branch = upgrade.add_mutually_exclusive_group()
@@ -41,7 +44,7 @@ COMMAND = cfg.SubCommandOpt('command', title='Command',
                             handler=_add_commands)
 
 
-def _upgrade(conf, url):
+def _upgrade(conf: cfg.ConfigOpts, url: str) -> int:
     command = conf.command
     if command.revision:
         migration.upgrade(url, command.revision)
@@ -58,7 +61,7 @@ def _upgrade(conf, url):
     return 0
 
 
-def _online(conf):
+def _online(conf: cfg.ConfigOpts) -> int:
     if conf.command.max_count is not None and conf.command.max_count < 1:
         print('--max-count must be at least 1', file=sys.stderr)
         return 127
@@ -71,7 +74,7 @@ def _online(conf):
     return 1 if any(left for _, left in summary.values()) else 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     cfg.CONF.register_cli_opt(COMMAND)
     conf = common.load_config(sys.argv[1:] if argv is None else argv)
     refusal = upstream.run(conf)

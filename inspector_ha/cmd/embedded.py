@@ -4,12 +4,18 @@ Used when no configuration file is given at all, for a first run and
 small labs. Nothing here is needed to run a cluster.
 """
 
+from __future__ import annotations
+
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from oslo_config import cfg
 
 DEFAULT_STATE = '~/.local/state/inspector-ha'
 
 
-def apply(conf):
+def apply(conf: cfg.ConfigOpts) -> None:
     state = os.path.expanduser(os.environ.get('INSPECTOR_HA_STATE',
                                               DEFAULT_STATE))
     os.makedirs(state, exist_ok=True)

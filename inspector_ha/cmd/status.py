@@ -6,8 +6,12 @@ view (:mod:`inspector_ha.cmd.watch`). Reads the SQL store and the
 coordination backend; changes nothing.
 """
 
+from __future__ import annotations
+
 import json
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from oslo_config import cfg
 import sqlalchemy as sa
@@ -33,26 +37,26 @@ CLI_OPTS = [
 ]
 
 
-def collect(service):
+def collect(service: service_mod.Service) -> dict[str, Any]:
     return {'members': membership.members(service.coordinator),
             'leaders': service.store.transaction(_leaders),
             'open_requests': service.store.transaction(_open_requests),
             'nodes': service.store.transaction(_nodes_per_state)}
 
 
-def collect_progress(service):
+def collect_progress(service: service_mod.Service) -> dict[str, Any]:
     """:func:`collect` plus :func:`watch.progress`."""
     return dict(collect(service),
                 **service.store.transaction(watch_mod.progress))
 
 
-def _leaders(conn):
+def _leaders(conn: sa.Connection) -> dict[str, dict[str, Any]]:
     return {row.name: {'holder': row.holder, 'epoch': row.epoch,
                        'elected_at': row.elected_at.isoformat()}
             for row in leaders.all_leaders(conn)}
 
 
-def _open_requests(conn):
+def _open_requests(conn: sa.Connection) -> dict[str, int]:
     table = models.Request
     rows = conn.execute(sa.select(table.status, sa.func.count())
                            .where(table.status.in_(['pending', 'applied']))
@@ -60,13 +64,13 @@ def _open_requests(conn):
     return dict(rows)
 
 
-def _nodes_per_state(conn):
+def _nodes_per_state(conn: sa.Connection) -> dict[str, int]:
     table = models.Node
     return dict(conn.execute(sa.select(table.state, sa.func.count())
                                 .group_by(table.state)).all())
 
 
-def render(status):
+def render(status: Mapping[str, Any]) -> str:
     lines = ['Members:']
     lines += ['  %s  %s' % (m, c) for m, c in sorted(
         status['members'].items())]
@@ -79,7 +83,7 @@ def render(status):
     return '\n'.join(lines)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if ['upgrade', 'check'] in (argv[i:i + 2] for i in range(len(argv))):
         from inspector_ha.cmd import upgradecheck

@@ -5,6 +5,11 @@ it: 0 success, 1 warning (something to do, nothing broken), 2 failure
 (do not go on), 255 the check itself failed.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from oslo_config import cfg
 from oslo_upgradecheck import upgradecheck
 
@@ -18,9 +23,10 @@ Code = upgradecheck.Code
 Result = upgradecheck.Result
 
 
-def _failing_clearly(check):
+def _failing_clearly(check: Callable[[Checks], upgradecheck.Result]
+                     ) -> Callable[[Checks], upgradecheck.Result]:
     """A check that cannot read what it checks is a failure, named."""
-    def wrapped(self):
+    def wrapped(self: Checks) -> upgradecheck.Result:
         try:
             return check(self)
         except Exception as exc:
@@ -32,16 +38,16 @@ def _failing_clearly(check):
 class Checks(upgradecheck.UpgradeCommands):
     """Reads SQL and the coordination group; changes nothing."""
 
-    def __init__(self, conf):
+    def __init__(self, conf: cfg.ConfigOpts) -> None:
         self._conf = conf
-        self._versions = None
+        self._versions: dict[str, Any] | None = None
 
-    def _members(self):
+    def _members(self) -> dict[str, Any]:
         if self._versions is None:
             self._versions = upgrades.member_versions(self._conf)
         return self._versions
 
-    def _schema(self):
+    def _schema(self) -> upgradecheck.Result:
         url = self._conf.database.connection
         try:
             pending, current = upgrades.schema(url)
@@ -59,7 +65,7 @@ class Checks(upgradecheck.UpgradeCommands):
         return Result(Code.SUCCESS, 'Schema at the expand head (%s).'
                       % current)
 
-    def _contract(self):
+    def _contract(self) -> upgradecheck.Result:
         pending, _ = upgrades.schema(self._conf.database.connection)
         if not pending['contract']:
             return Result(Code.SUCCESS, 'Contract migrations done.')
@@ -73,7 +79,7 @@ class Checks(upgradecheck.UpgradeCommands):
                       '"inspector-ha-dbsync upgrade --contract".'
                       % pending['contract'])
 
-    def _online(self):
+    def _online(self) -> upgradecheck.Result:
         left = online_migrations.remaining(upgrades.store(self._conf))
         if not left:
             return Result(Code.SUCCESS, 'No online data migration left.')
@@ -82,7 +88,7 @@ class Checks(upgradecheck.UpgradeCommands):
                       % ', '.join('%s (%d rows)' % kv
                                   for kv in sorted(left.items())))
 
-    def _mixed(self):
+    def _mixed(self) -> upgradecheck.Result:
         try:
             versions = self._members()
         except Exception as exc:
@@ -96,7 +102,7 @@ class Checks(upgradecheck.UpgradeCommands):
         return Result(Code.SUCCESS, 'Members: %d, version %s.'
                       % (len(versions), found[0] if found else 'none'))
 
-    def _pin(self):
+    def _pin(self) -> upgradecheck.Result:
         pin = self._conf.pin_release_version
         if not pin:
             return Result(Code.SUCCESS, 'No release pin.')
@@ -115,7 +121,7 @@ class Checks(upgradecheck.UpgradeCommands):
     )
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     """``argv`` starts with ``upgrade check``."""
     conf = cfg.CONF
     conf_mod.register_opts(conf)

@@ -10,19 +10,25 @@ ironic-inspector 12.5:
   value.
 """
 
+from __future__ import annotations
+
 import threading
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.conf import upstream as conf_upstream
 from inspector_ha.db import api as db_api
 from inspector_ha.db import upstream_import
 from inspector_ha.db import upstream_source
 
+if TYPE_CHECKING:
+    from oslo_config import cfg
+
 IMPORT = 'import-ironic-inspector'
 CHECK = 'check-ironic-inspector-config'
 COMMANDS = (IMPORT, CHECK)
 
 
-def add_commands(subparsers):
+def add_commands(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         IMPORT, help='import an ironic-inspector 12.5 database')
     parser.add_argument('--source', required=True,
@@ -39,7 +45,7 @@ def add_commands(subparsers):
     parser.add_argument('file', help='the ironic-inspector.conf to check')
 
 
-def run(conf):
+def run(conf: cfg.ConfigOpts) -> int | None:
     """Run the subcommand in ``conf.command`` if it is one of these and
     return its exit code; refuse (1) any command but the check on a
     target that is a 12.5 database; else None."""
@@ -57,7 +63,7 @@ def run(conf):
     return None
 
 
-def _is_upstream(url):
+def _is_upstream(url: str) -> bool:
     try:
         source = upstream_source.Source(url)
     except upstream_source.WrongSource:
@@ -71,7 +77,7 @@ def _is_upstream(url):
         source.close()
 
 
-def _import(conf):
+def _import(conf: cfg.ConfigOpts) -> int:
     command = conf.command
     store_data = None
     if command.source_config:
@@ -94,13 +100,13 @@ def _import(conf):
     return 0
 
 
-def _data_expiry(conf):
+def _data_expiry(conf: cfg.ConfigOpts) -> float | None:
     if not conf.periodic.data_cleanup_period:
         return None
     return conf.periodic.data_expiry
 
 
-def _check(conf, path):
+def _check(conf: cfg.ConfigOpts, path: str) -> int:
     findings = conf_upstream.check_file(conf, path)
     print('\n'.join(findings.lines()))
     return 1 if findings.refused else 0

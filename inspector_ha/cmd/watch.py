@@ -7,6 +7,8 @@ masked), members and leaders. On a terminal the view is redrawn in place;
 piped, each refresh is one plain line (``--json``: one JSON object).
 """
 
+from __future__ import annotations
+
 import collections
 import datetime
 import json
@@ -14,6 +16,8 @@ import re
 import shutil
 import sys
 import time
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 import sqlalchemy as sa
 
@@ -32,7 +36,8 @@ _MASKS = [
 ]
 
 
-def progress(conn, now=None):
+def progress(conn: sa.Connection,
+             now: datetime.datetime | None = None) -> dict[str, Any]:
     """Nodes per state, finished in the window, errors grouped."""
     now = now or timeutils.utcnow()
     table = models.Node
@@ -55,14 +60,14 @@ def progress(conn, now=None):
             'errors': dict(errors.most_common(TOP_ERRORS))}
 
 
-def mask(message):
+def mask(message: str | None) -> str:
     message = ' '.join((message or '(no message)').split())
     for pattern, replacement in _MASKS:
         message = pattern.sub(replacement, message)
     return message[:200]
 
 
-def duration(seconds):
+def duration(seconds: float | None) -> str:
     if seconds is None:
         return 'unknown'
     seconds = int(round(seconds))
@@ -71,13 +76,14 @@ def duration(seconds):
     return '%dm%02ds' % (seconds // 60, seconds % 60)
 
 
-def _states(nodes):
+def _states(nodes: Mapping[str, int]) -> str:
     order = [s for s in st.STATES if s in nodes] + sorted(
         set(nodes) - set(st.STATES))
     return '  '.join('%s %d' % (s, nodes[s]) for s in order) or 'none'
 
 
-def screen(status, now, width=100):
+def screen(status: Mapping[str, Any], now: datetime.datetime,
+           width: int = 100) -> str:
     """The full view, for a terminal ``width`` columns wide."""
     lines = ['inspector-ha  %s UTC' % now.strftime('%Y-%m-%d %H:%M:%S'),
              '',
@@ -103,11 +109,11 @@ def screen(status, now, width=100):
     return '\n'.join(lines)
 
 
-def _fit(text, width):
+def _fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[:max(width - 3, 10)] + '...'
 
 
-def line(status, now):
+def line(status: Mapping[str, Any], now: datetime.datetime) -> str:
     """One plain line, for a pipe or a log."""
     return '%s %s | in flight %d | %.1f finished/min | ETA %s | ' \
         'errors %d | members %d | leaders %d' % (
@@ -117,7 +123,9 @@ def line(status, now):
             len(status['members']), len(status['leaders']))
 
 
-def watch(collect, interval, iterations=0, as_json=False, out=None):
+def watch(collect: Callable[[], Mapping[str, Any]], interval: float,
+          iterations: int = 0, as_json: bool = False,
+          out: TextIO | None = None) -> bool:
     """Print ``collect()`` every ``interval`` s (``iterations`` times, or
     until interrupted); True once stopped by Ctrl-C."""
     out = out or sys.stdout

@@ -7,6 +7,8 @@ coordination) and ``/metrics`` on a small listener of its own;
 ``[metrics] port`` serves ``/metrics`` alone.
 """
 
+from __future__ import annotations
+
 import sys
 
 from inspector_ha.api import health
@@ -15,7 +17,7 @@ from inspector_ha.common import metrics
 from inspector_ha import service as service_mod
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     conf = common.load_config(sys.argv[1:] if argv is None else argv)
     router = health.Router({})
     listener = common.health_listener(conf, router)

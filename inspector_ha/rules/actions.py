@@ -5,26 +5,35 @@ NodeTarget`; the parameters named in ``FORMATTED_PARAMS`` have already
 been formatted with the introspection data.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.processing import base
 from inspector_ha.rules import plugins
+
+if TYPE_CHECKING:
+    from inspector_ha.processing import target as target_mod
 
 LOG = logging.getLogger(__name__)
 
 
 class Action(plugins.WithValidation):
     #: Parameters formatted with ``str.format(data=<introspection data>)``.
-    FORMATTED_PARAMS = ()
+    FORMATTED_PARAMS: tuple[str, ...] = ()
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         raise NotImplementedError()
 
 
 class ExampleAction(Action):
     """``example``: only logs."""
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         LOG.debug('Example action on node %s: %s', target.uuid, params)
 
 
@@ -33,7 +42,8 @@ class FailAction(Action):
 
     REQUIRED_PARAMS = frozenset(['message'])
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         raise base.HookError(params['message'])
 
 
@@ -48,12 +58,13 @@ class SetAttributeAction(Action):
     OPTIONAL_PARAMS = frozenset(['value', 'reset_interfaces'])
     FORMATTED_PARAMS = ('value',)
 
-    def validate(self, params):
+    def validate(self, params: Mapping[str, Any]) -> None:
         if 'value' not in params:
             raise ValueError('missing required parameter(s): value')
         super().validate(params)
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         reset = (params['path'].strip('/') == 'driver'
                  and bool(params.get('reset_interfaces', True)))
         target.patch([{'op': 'add', 'path': params['path'],
@@ -68,7 +79,8 @@ class SetCapabilityAction(Action):
     OPTIONAL_PARAMS = frozenset(['value'])
     FORMATTED_PARAMS = ('value',)
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         target.update_capabilities(**{params['name']: params.get('value')})
 
 
@@ -80,8 +92,9 @@ class ExtendAttributeAction(Action):
     OPTIONAL_PARAMS = frozenset(['unique'])
     FORMATTED_PARAMS = ('value',)
 
-    def apply(self, target, params):
-        def extend(values):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
+        def extend(values: list[Any]) -> list[Any]:
             if not params.get('unique') or params['value'] not in values:
                 values.append(params['value'])
             return values
@@ -91,12 +104,14 @@ class ExtendAttributeAction(Action):
 class AddTraitAction(Action):
     REQUIRED_PARAMS = frozenset(['name'])
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         target.add_trait(params['name'])
 
 
 class RemoveTraitAction(Action):
     REQUIRED_PARAMS = frozenset(['name'])
 
-    def apply(self, target, params):
+    def apply(self, target: target_mod.NodeTarget,
+              params: Mapping[str, Any]) -> None:
         target.remove_trait(params['name'])

@@ -5,8 +5,12 @@
 the condition's own parameters.
 """
 
+from __future__ import annotations
+
 import operator
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import netaddr
 
@@ -19,11 +23,11 @@ class Condition(plugins.WithValidation):
     #: not, the whole rule is skipped.
     ALLOW_NONE = False
 
-    def check(self, field, params):
+    def check(self, field: Any, params: Mapping[str, Any]) -> object:
         raise NotImplementedError()
 
 
-def coerce(value, expected):
+def coerce(value: Any, expected: object) -> Any:
     """The field value converted to the type of the rule's ``value``."""
     if isinstance(expected, float):
         return float(value)
@@ -33,9 +37,9 @@ def coerce(value, expected):
 
 
 class SimpleCondition(Condition):
-    op = None
+    op: Any = None
 
-    def check(self, field, params):
+    def check(self, field: Any, params: Mapping[str, Any]) -> object:
         value = params['value']
         return self.op(coerce(field, value), value)
 
@@ -67,14 +71,14 @@ class NeCondition(SimpleCondition):
 class NetCondition(Condition):
     """``in-net``: the field is an IP address inside the CIDR ``value``."""
 
-    def validate(self, params):
+    def validate(self, params: Mapping[str, Any]) -> None:
         super().validate(params)
         try:
             netaddr.IPNetwork(params['value'])
         except (netaddr.AddrFormatError, TypeError, ValueError) as exc:
             raise ValueError('invalid value: %s' % exc) from None
 
-    def check(self, field, params):
+    def check(self, field: Any, params: Mapping[str, Any]) -> bool:
         try:
             address = netaddr.IPAddress(field)
         except netaddr.AddrFormatError as exc:
@@ -83,7 +87,7 @@ class NetCondition(Condition):
 
 
 class ReCondition(Condition):
-    def validate(self, params):
+    def validate(self, params: Mapping[str, Any]) -> None:
         super().validate(params)
         try:
             re.compile(params['value'])
@@ -95,7 +99,7 @@ class ReCondition(Condition):
 class MatchesCondition(ReCondition):
     """``matches``: the whole field matches the regular expression."""
 
-    def check(self, field, params):
+    def check(self, field: Any, params: Mapping[str, Any]) -> bool:
         regexp = params['value']
         if not regexp.endswith('$'):
             regexp += '$'
@@ -105,7 +109,7 @@ class MatchesCondition(ReCondition):
 class ContainsCondition(ReCondition):
     """``contains``: the regular expression is found in the field."""
 
-    def check(self, field, params):
+    def check(self, field: Any, params: Mapping[str, Any]) -> bool:
         return re.search(params['value'], str(field)) is not None
 
 
@@ -116,5 +120,5 @@ class EmptyCondition(Condition):
     REQUIRED_PARAMS = frozenset()
     ALLOW_NONE = True
 
-    def check(self, field, params):
+    def check(self, field: Any, params: Mapping[str, Any]) -> bool:
         return field in ('', None, [], {})

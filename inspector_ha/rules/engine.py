@@ -8,7 +8,11 @@ together with the processing hooks' changes, so a rule that fails leaves
 the node untouched.
 """
 
+from __future__ import annotations
+
 import logging
+from collections.abc import Container, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from inspector_ha.db import rules as rules_db
 from inspector_ha.processing import base
@@ -17,13 +21,17 @@ from inspector_ha.rules import plugins as plugins_mod
 from inspector_ha.rules import schema
 from inspector_ha.processing import target as target_mod
 
+if TYPE_CHECKING:
+    from inspector_ha.rules import conditions
+
 LOG = logging.getLogger(__name__)
 SCOPE_PROPERTY = 'inspection_scope'
 
 validate = schema.validate
 
 
-def apply(rules, context, data):
+def apply(rules: Sequence[Mapping[str, Any]], context: base.NodeContext,
+          data: dict[str, Any]) -> None:
     """Apply ``rules`` (every rule, as ``rules_db.list_all`` reads them,
     in the transaction of the processing's other reads) to the node of
     ``context`` (a processing ``NodeContext``) and the processed
@@ -43,10 +51,12 @@ def apply(rules, context, data):
                                 target.reset_interfaces)
 
 
-def run(rules, target, data, plugins):
+def run(rules: Sequence[Mapping[str, Any]], target: target_mod.NodeTarget,
+        data: dict[str, Any], plugins: plugins_mod.Plugins
+        ) -> list[Mapping[str, Any]]:
     """Check ``rules`` against the node and data, then run the actions of
     those that match on ``target``; returns the matching rules."""
-    sources = {paths.DATA: data, paths.NODE: target.view}
+    sources: dict[str, Any] = {paths.DATA: data, paths.NODE: target.view}
     matching = [rule for rule in rules
                 if in_scope(rule, target.properties)
                 and matches(rule, sources, plugins)]
@@ -56,14 +66,15 @@ def run(rules, target, data, plugins):
     return matching
 
 
-def in_scope(rule, properties):
+def in_scope(rule: Mapping[str, Any], properties: Mapping[str, Any]) -> bool:
     """An unscoped rule applies to every node, a scoped one to the nodes
     whose ``properties/inspection_scope`` is its scope."""
     return not rule['scope'] or \
         rule['scope'] == properties.get(SCOPE_PROPERTY)
 
 
-def matches(rule, sources, plugins):
+def matches(rule: Mapping[str, Any], sources: Mapping[str, Any],
+            plugins: plugins_mod.Plugins) -> bool:
     for condition in rule['conditions']:
         try:
             result = holds(condition, sources, plugins)
@@ -77,7 +88,8 @@ def matches(rule, sources, plugins):
     return True
 
 
-def holds(condition, sources, plugins):
+def holds(condition: Mapping[str, Any], sources: Mapping[str, Any],
+          plugins: plugins_mod.Plugins) -> bool:
     """Whether a condition holds; a missing field fails it unless its
     operator accepts ``None``.
 
@@ -99,7 +111,8 @@ def holds(condition, sources, plugins):
     return result
 
 
-def _check(plugin, value, params):
+def _check(plugin: conditions.Condition, value: Any,
+           params: Mapping[str, Any]) -> bool:
     try:
         return bool(plugin.check(value, params))
     except (TypeError, ValueError, ArithmeticError) as exc:
@@ -107,7 +120,8 @@ def _check(plugin, value, params):
             value, params.get('value'), exc)) from None
 
 
-def run_actions(rule, target, data, plugins):
+def run_actions(rule: Mapping[str, Any], target: target_mod.NodeTarget,
+                data: dict[str, Any], plugins: plugins_mod.Plugins) -> None:
     for action in rule['actions']:
         plugin = plugins.action(action['action'])
         params = _params(action, rules_db.ACTION_KEYS)
@@ -117,7 +131,7 @@ def run_actions(rule, target, data, plugins):
         plugin.apply(target, params)
 
 
-def format_value(value, data):
+def format_value(value: Any, data: Any) -> Any:
     """``value.format(data=data)``, recursively into dicts (keys too) and
     lists; other types are kept.
 
@@ -133,7 +147,7 @@ def format_value(value, data):
     return value
 
 
-def _format(value, data):
+def _format(value: str, data: Any) -> str:
     try:
         return value.format(data=data)
     except KeyError as exc:
@@ -144,9 +158,10 @@ def _format(value, data):
                              (value, exc)) from None
 
 
-def _params(item, keys):
+def _params(item: Mapping[str, Any], keys: Container[str]
+            ) -> dict[str, Any]:
     return {k: v for k, v in item.items() if k not in keys}
 
 
-def _name(rule):
+def _name(rule: Mapping[str, Any]) -> str:
     return rule.get('description') or rule['uuid']

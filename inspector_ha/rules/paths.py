@@ -5,6 +5,11 @@ introspection data, ``node://path`` into the Ironic node as openstacksdk's
 ``Node.to_dict()`` shows it.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
 import jsonpath_rw
 
 DATA = 'data'
@@ -12,7 +17,7 @@ NODE = 'node'
 SCHEMES = (DATA, NODE)
 
 
-def split(field):
+def split(field: str) -> tuple[str, str]:
     """``(scheme, path)`` of a condition field."""
     scheme, sep, path = field.partition('://')
     if not sep:
@@ -20,7 +25,7 @@ def split(field):
     return scheme, path
 
 
-def validate(field):
+def validate(field: str) -> None:
     """:raises ValueError: an unknown scheme or a path that does not parse."""
     scheme, path = split(field)
     if scheme not in SCHEMES:
@@ -35,7 +40,7 @@ def validate(field):
                          (field, exc or type(exc).__name__)) from None
 
 
-def find(field, sources):
+def find(field: str, sources: Mapping[str, Any]) -> list[Any]:
     """Every value at ``field``; ``sources`` maps a scheme to its document.
 
     A path that cannot be walked in this document (an index into a

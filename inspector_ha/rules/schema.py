@@ -6,7 +6,11 @@ checks, then the JSON schemas of conditions and actions (reported as
 field and each plugin's parameters.
 """
 
+from __future__ import annotations
+
 import uuid as uuidlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from oslo_utils import uuidutils
 
@@ -14,11 +18,15 @@ from inspector_ha.db import rules as rules_db
 from inspector_ha.rules import paths
 from inspector_ha.rules.plugins import InvalidRule
 
+if TYPE_CHECKING:
+    from inspector_ha.rules.plugins import Plugins
+    from inspector_ha.rules.plugins import WithValidation
+
 MULTIPLE = ['all', 'any', 'first']
 MAX_SCOPE = 255
 
 
-def validate(body, plugins):
+def validate(body: Any, plugins: Plugins) -> dict[str, Any]:
     """The rule dict to store (defaults filled in) from a request body.
 
     :param plugins: a :class:`~inspector_ha.rules.plugins.Plugins`.
@@ -27,9 +35,10 @@ def validate(body, plugins):
     if not isinstance(body, dict):
         raise InvalidRule('Invalid data: expected a JSON object, got %s' %
                           type(body).__name__)
-    rule = {'uuid': _uuid(body.get('uuid')),
-            'description': _text('description', body.get('description')),
-            'scope': _scope(body.get('scope'))}
+    rule: dict[str, Any] = {
+        'uuid': _uuid(body.get('uuid')),
+        'description': _text('description', body.get('description')),
+        'scope': _scope(body.get('scope'))}
     conditions = body.get('conditions', [])
     actions = body.get('actions', [])
     _schema('conditions', _conditions_problem(conditions, plugins))
@@ -39,14 +48,14 @@ def validate(body, plugins):
     return rule
 
 
-def canonical_uuid(value):
+def canonical_uuid(value: str) -> str:
     """A UUID-like string in its canonical form (others unchanged)."""
     if not uuidutils.is_uuid_like(value):
         return value
     return str(uuidlib.UUID(value))
 
 
-def _uuid(value):
+def _uuid(value: Any) -> str:
     if not value:
         return str(uuidlib.uuid4())
     if not uuidutils.is_uuid_like(value):
@@ -54,14 +63,14 @@ def _uuid(value):
     return canonical_uuid(value)
 
 
-def _text(name, value):
+def _text(name: str, value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise InvalidRule("Invalid data: '%s' must be a string, got %r" %
                           (name, value))
     return value
 
 
-def _scope(value):
+def _scope(value: Any) -> str | None:
     value = _text('scope', value)
     if value and len(value) > MAX_SCOPE:
         raise InvalidRule("Invalid data: the length of the 'scope' "
@@ -70,12 +79,12 @@ def _scope(value):
     return value
 
 
-def _schema(what, problem):
+def _schema(what: str, problem: str | None) -> None:
     if problem:
         raise InvalidRule('Validation failed for %s: %s' % (what, problem))
 
 
-def _conditions_problem(conditions, plugins):
+def _conditions_problem(conditions: Any, plugins: Plugins) -> str | None:
     if not isinstance(conditions, list):
         return "%r is not of type 'array'" % (conditions,)
     for item in conditions:
@@ -88,7 +97,7 @@ def _conditions_problem(conditions, plugins):
     return None
 
 
-def _optional_problems(condition):
+def _optional_problems(condition: Mapping[str, Any]) -> str | None:
     if 'multiple' in condition:
         problem = _enum_problem(condition['multiple'], MULTIPLE)
         if problem:
@@ -98,7 +107,7 @@ def _optional_problems(condition):
     return None
 
 
-def _actions_problem(actions, plugins):
+def _actions_problem(actions: Any, plugins: Plugins) -> str | None:
     if not isinstance(actions, list):
         return "%r is not of type 'array'" % (actions,)
     if not actions:
@@ -111,7 +120,7 @@ def _actions_problem(actions, plugins):
     return None
 
 
-def _object_problem(item, required):
+def _object_problem(item: Any, required: Iterable[str]) -> str | None:
     if not isinstance(item, dict):
         return "%r is not of type 'object'" % (item,)
     for key in required:
@@ -120,19 +129,20 @@ def _object_problem(item, required):
     return None
 
 
-def _enum_problem(value, names):
+def _enum_problem(value: Any, names: Sequence[str]) -> str | None:
     if value not in names:
         return '%r is not one of %r' % (value, names)
     return None
 
 
-def _type_problem(value, cls, name):
+def _type_problem(value: Any, cls: type, name: str) -> str | None:
     if not isinstance(value, cls):
         return '%r is not of type %r' % (value, name)
     return None
 
 
-def _condition(condition, plugins):
+def _condition(condition: Mapping[str, Any],
+               plugins: Plugins) -> dict[str, Any]:
     try:
         paths.validate(condition['field'])
     except ValueError as exc:
@@ -146,7 +156,8 @@ def _condition(condition, plugins):
                 invert=condition.get('invert', False))
 
 
-def _action(action, plugins):
+def _action(action: Mapping[str, Any],
+            plugins: Plugins) -> dict[str, Any]:
     params = {k: v for k, v in action.items()
               if k not in rules_db.ACTION_KEYS}
     _plugin_params(plugins.action(action['action']), params, 'action',
@@ -154,7 +165,8 @@ def _action(action, plugins):
     return dict(params, action=action['action'])
 
 
-def _plugin_params(plugin, params, kind, name):
+def _plugin_params(plugin: WithValidation, params: dict[str, Any],
+                   kind: str, name: str) -> None:
     try:
         plugin.validate(params)
     except ValueError as exc:
