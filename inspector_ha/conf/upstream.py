@@ -19,12 +19,16 @@ keystonemiddleware.auth_token, keeping each option's dest, type, min, max
 and choices.
 """
 
+from __future__ import annotations
+
 import functools
 import importlib.metadata
 import importlib.resources
 import json
 import logging
 import os
+from collections.abc import Collection, Iterable, Iterator
+from typing import Any
 
 from oslo_config import cfg
 
@@ -34,21 +38,28 @@ LOG = logging.getLogger(__name__)
 DEFAULT = 'DEFAULT'
 UPSTREAM = 'ironic_inspector_12_5.json'
 KEYSTONE_AUTHTOKEN = 'keystone_authtoken'
+#: ``(group, name)`` of an option.
+Key = tuple[str, str]
+#: ``(group, [opts])``, as a library lists its options (oslo.config's
+#: or keystoneauth's ``Opt``, both with a ``dest``).
+Listed = tuple[str | None, list[Any]]
+#: ``((group, name), value, reason)`` of a value refused.
+Refusal = tuple[Key, str, str]
 
 
 @functools.lru_cache(maxsize=None)
-def upstream_options():
+def upstream_options() -> dict[str, dict[str, dict[str, Any]]]:
     """``{group: {name: {type, min, max, choices}}}`` of 12.5."""
     text = importlib.resources.files('inspector_ha.conf').joinpath(
         UPSTREAM).read_text()
     return json.loads(text)
 
 
-def set_in(paths):
+def set_in(paths: Iterable[str]) -> dict[Key, str]:
     """``{(group, name): value}`` of every option set in ``paths``."""
     found = {}
     for path in paths:
-        sections = {}
+        sections: dict[str, dict[str, list[str]]] = {}
         cfg.ConfigParser(path, sections).parse()
         for group, options in sections.items():
             for name, values in options.items():
@@ -56,12 +67,12 @@ def set_in(paths):
     return found
 
 
-def raw_value(path, group, name):
+def raw_value(path: str, group: str, name: str) -> str | None:
     """The value of ``[group] name`` in the file ``path``, or None."""
     return set_in([path]).get((group, name))
 
 
-def known(conf, groups=()):
+def known(conf: cfg.ConfigOpts, groups: Collection[str] = ()) -> set[Key]:
     """``{(group, name)}`` inspector-ha registers or hands to a library
     that registers it when used (keystonemiddleware, keystoneauth's auth
     plugins for ``[ironic]``, oslo.messaging's drivers). Libraries are
@@ -75,21 +86,21 @@ def known(conf, groups=()):
     return result
 
 
-def _deprecated_names(group, opt):
+def _deprecated_names(group: str, opt: Any) -> Iterator[Key]:
     """The old names an option also reads (``[DEFAULT]
     introspection_delay`` for ``[worker] reboot_throttle``)."""
     for old in getattr(opt, 'deprecated_opts', None) or ():
         yield (old.group or group, old.name or opt.dest)
 
 
-def _auth_type(conf):
+def _auth_type(conf: cfg.ConfigOpts) -> str | None:
     try:
         return conf.ironic.auth_type
     except (cfg.NoSuchOptError, cfg.NoSuchGroupError):
         return None
 
 
-def _registered(conf):
+def _registered(conf: cfg.ConfigOpts) -> Iterator[Key]:
     """``(group, name)`` of every option registered in ``conf``
     (iterating a ``ConfigOpts`` gives its options' and groups' names)."""
     for name in conf:
@@ -103,10 +114,11 @@ def _registered(conf):
             yield DEFAULT, name
 
 
-def _library_opts(auth_type, groups):
+def _library_opts(auth_type: str | None,
+                  groups: Collection[str]) -> list[Listed]:
     from keystoneauth1 import exceptions
     from keystoneauth1 import loading
-    result = []
+    result: list[Listed] = []
     for namespace in _namespaces(groups):
         result.extend(_listed(namespace))
     if auth_type:
@@ -117,7 +129,7 @@ def _library_opts(auth_type, groups):
     return result
 
 
-def _namespaces(groups):
+def _namespaces(groups: Collection[str]) -> Iterator[str]:
     """The ``oslo.config.opts`` namespaces whose options a file may set:
     keystonemiddleware's only when it sets ``[keystone_authtoken]`` (it
     costs a process about 4 MB of RSS)."""
@@ -126,7 +138,7 @@ def _namespaces(groups):
         yield 'keystonemiddleware.auth_token'
 
 
-def _listed(namespace):
+def _listed(namespace: str) -> list[Listed]:
     """``[(group, [opts])]`` of a namespace, through its entry point in
     ``oslo.config.opts`` (where oslo-config-generator reads it)."""
     found = importlib.metadata.entry_points(group='oslo.config.opts',
@@ -134,7 +146,7 @@ def _listed(namespace):
     return [item for entry in found for item in entry.load()()]
 
 
-def files_of(conf):
+def files_of(conf: cfg.ConfigOpts) -> list[str]:
     """The configuration files ``conf`` was loaded from, in order."""
     paths = list(conf.config_file or [])
     for directory in conf.config_dir or []:
@@ -144,7 +156,8 @@ def files_of(conf):
     return [p for p in paths if os.path.isfile(p)]
 
 
-def unused(conf, paths):
+def unused(conf: cfg.ConfigOpts,
+           paths: Iterable[str]) -> tuple[list[Key], list[Key]]:
     """Options set in ``paths`` that inspector-ha does not use, split into
     ``(upstream 12.5 options, others)``, each sorted."""
     upstream = upstream_options()
@@ -155,11 +168,11 @@ def unused(conf, paths):
             [k for k in missing if k[1] not in upstream.get(k[0], {})])
 
 
-def names(keys):
+def names(keys: Iterable[Key]) -> str:
     return ', '.join('[%s] %s' % key for key in keys)
 
 
-def warn_unused(conf):
+def warn_unused(conf: cfg.ConfigOpts) -> None:
     """Log one warning naming every option of the configuration files
     that inspector-ha does not implement; never fails the start."""
     try:
@@ -174,7 +187,7 @@ def warn_unused(conf):
         LOG.warning('%s (in %s)', message, ', '.join(paths))
 
 
-def _unused_message(upstream, others):
+def _unused_message(upstream: list[Key], others: list[Key]) -> str:
     parts = []
     if upstream:
         parts.append('ironic-inspector options that inspector-ha does not '
@@ -186,13 +199,14 @@ def _unused_message(upstream, others):
 
 
 class Findings:
-    def __init__(self, path, upstream, others, refused):
+    def __init__(self, path: str, upstream: list[Key], others: list[Key],
+                 refused: list[Refusal]) -> None:
         self.path = path
         self.upstream = upstream
         self.others = others
         self.refused = refused
 
-    def lines(self):
+    def lines(self) -> list[str]:
         out = []
         message = _unused_message(self.upstream, self.others)
         if message:
@@ -206,7 +220,7 @@ class Findings:
         return out
 
 
-def check_file(conf, path):
+def check_file(conf: cfg.ConfigOpts, path: str) -> Findings:
     """What inspector-ha would ignore or refuse in ``path``."""
     if not os.path.isfile(path):
         return Findings(path, [], [], [((DEFAULT, 'config_file'), path,
@@ -216,7 +230,7 @@ def check_file(conf, path):
     return Findings(path, upstream, others, refused(fresh, [path]))
 
 
-def _load(path):
+def _load(path: str) -> cfg.ConfigOpts:
     from inspector_ha import conf as conf_mod
     fresh = cfg.ConfigOpts()
     conf_mod.register_opts(fresh)
@@ -227,7 +241,7 @@ def _load(path):
     return fresh
 
 
-def refused(conf, paths):
+def refused(conf: cfg.ConfigOpts, paths: Iterable[str]) -> list[Refusal]:
     """``[((group, name), value, reason)]``: values set in ``paths`` that
     inspector-ha's registered options refuse (under their name or an old
     one, such as 12.5's ``[iptables] ip_version``), or plugins that are
@@ -248,7 +262,7 @@ def refused(conf, paths):
     return result
 
 
-def _moved():
+def _moved() -> dict[Key, Key]:
     """``{(old group, old name): (group, name)}`` of our options."""
     from inspector_ha.conf import opts as our_opts
     return {old: (group or DEFAULT, opt.dest)

@@ -12,7 +12,7 @@ import logging
 import os
 from typing import Any
 
-import yaml  # type: ignore[import-untyped]  # no stubs in the venv
+import yaml
 from oslo_config import cfg
 
 from inspector_ha.processing import base
