@@ -19,3 +19,6 @@ OPTS = [
 OPTS += loading.get_session_conf_options()
 OPTS += loading.get_adapter_conf_options(include_deprecated=False)
 OPTS += loading.get_auth_common_conf_options()
+# NOTE: every Ironic call is retried by the service's own policy
+# ([ironic] retry_count), not again inside openstacksdk.
+cfg.set_defaults(OPTS, status_code_retries=0)

@@ -20,6 +20,8 @@ from keystoneauth1 import exceptions as ks_exc
 from keystoneauth1 import loading
 import openstack
 from openstack import exceptions as sdk_exc
+from openstack.config import cloud_region
+from openstack.config import defaults as config_defaults
 from oslo_config import cfg
 from oslo_utils import uuidutils
 
@@ -34,6 +36,9 @@ _T = TypeVar('_T')
 
 LOG = logging.getLogger(__name__)
 GROUP = 'ironic'
+#: Ironic's service type in the catalog (openstacksdk reads ``[ironic]``
+#: for it: the group is named after the project).
+SERVICE_TYPE = 'baremetal'
 #: The backend name in retry logs and BackendUnavailable.
 BACKEND = 'ironic'
 
@@ -390,10 +395,15 @@ def connect(conf: cfg.ConfigOpts, stop: threading.Event) -> Ironic:
     session = loading.load_session_from_conf_options(conf, GROUP, auth=auth)
     session.session.trust_env = _trust_environment(session, os.environ)
     group = conf[GROUP]
-    conn = openstack.connection.Connection(
-        session=session, baremetal_endpoint_override=group.endpoint_override,
-        baremetal_api_version=group.api_version,
-        baremetal_status_code_retries=0)
+    # NOTE: openstacksdk reads [ironic]'s keystoneauth adapter options
+    # itself (endpoint_override, region_name, valid_interfaces,
+    # service_type, status_code_retries...), as services built on
+    # oslo.config hand them to it; the microversion is ours.
+    region = cloud_region.from_conf(
+        conf, session=session, service_types=[SERVICE_TYPE],
+        config=dict(config_defaults.get_defaults(),
+                    baremetal_api_version=group.api_version))
+    conn = openstack.connection.Connection(config=region)
     policy = retry.RetryPolicy(BACKEND, group.retry_count,
                                group.retry_timeout, stop, RETRYABLE,
                                retry_if=_retryable,

@@ -42,3 +42,26 @@ def test_a_next_link_becomes_a_path_of_the_baremetal_endpoint():
         'https://cloud/baremetal/v1/ports?marker=abc') == '/ports?marker=abc'
     assert client._next_page(None) is None
     assert client._next_page('') is None
+
+
+def test_ironic_is_found_by_the_region_interface_and_type_configured():
+    """[ironic]'s keystoneauth adapter options reach openstacksdk, which
+    picks Ironic's endpoint from the catalog by them (issue 54)."""
+    import threading
+
+    from oslo_config import cfg
+
+    from inspector_ha import conf as conf_mod
+    conf = cfg.ConfigOpts()
+    conf_mod.register_opts(conf)
+    conf([], default_config_files=[])
+    for name, value in [('auth_type', 'none'), ('region_name', 'RegionTwo'),
+                        ('valid_interfaces', ['internal']),
+                        ('service_type', 'baremetal')]:
+        conf.set_override(name, value, group='ironic')
+    region = client.connect(conf, threading.Event())._endpoint._conn.config
+    assert region.get_region_name('baremetal') == 'RegionTwo'
+    assert region.get_interface('baremetal') == ['internal']
+    assert region.get_service_type('baremetal') == 'baremetal'
+    assert region.get_api_version('baremetal') == '1.81'
+    assert region.get_status_code_retries('baremetal') == 0
