@@ -411,11 +411,15 @@ def _tune_rabbit(conf: cfg.ConfigOpts) -> None:
     """oslo.messaging's RabbitMQ driver options this service needs."""
     if 'oslo_messaging_rabbit' not in conf:
         return
-    # NOTE: twice the pool: the listener acknowledges between polls, and
-    # a window as large as the pool left each slot waiting for that
-    # (benchmarks/results/2026-12-07-listener-ack.md).
-    conf.set_default('rabbit_qos_prefetch_count', 2 * conf.worker.pool_size,
+    # One unacknowledged message per worker thread.
+    conf.set_default('rabbit_qos_prefetch_count', 1,
                      group='oslo_messaging_rabbit')
+    # NOTE: heartbeat_timeout_threshold keeps oslo.messaging's 60 s: a
+    # worker thread's listener sends heartbeats only while it polls, and
+    # RabbitMQ drops a connection 2 to 3 timeouts after its last data, so
+    # a shorter timeout would drop the connection of a thread busy with a
+    # long request (a reboot throttle's wait, a slow Ironic) and deliver
+    # its message again (doc/guarantees.md D3).
     # NOTE: the driver's option is whole seconds, at least 1.
     conf.set_default('rabbit_retry_interval',
                      max(1, round(conf.queue.retry_timeout)),

@@ -2,10 +2,10 @@
 
 Publishing uses the notification API, which declares the (optionally durable or
 quorum) queue on the broker so nothing published before the first worker starts
-is lost. Consuming is the worker loop of doc/design.md on oslo.messaging's
-notification listener (:class:`Consumer`): a message is acknowledged only after
-the handler returns ``True``; when it returns ``False`` or raises, or the
-process dies first, the broker delivers the message again (at-least-once).
+is lost. Consuming is the worker loop of doc/design.md on one listener per
+thread: a message is acknowledged only after the handler returns ``True``; when
+it returns ``False`` or raises, or the process dies first, the broker delivers
+the message again (at-least-once).
 A message of a newer release (a version or an event this one does not
 know) is put back for another member before the handler sees it, so no
 delivery is counted.
@@ -43,6 +43,14 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger(__name__)
 EVENT_TYPE = 'inspector_ha.request'
+#: The shortest wait on the broker's socket within a poll, in seconds.
+#: oslo.messaging's AMQP listener waits 1 ms after each message, doubling
+#: up to 5 s, so that acknowledgements queued by other threads run soon;
+#: a worker thread acknowledges on its own listener before it polls again,
+#: so for it those short waits only cost CPU (about 1.4 ms per message: 2.0
+#: against 0.6 ms at 5 messages a second). A wait ends as soon as a message
+#: arrives, so this delays nothing.
+POLL_FLOOR = 0.25
 #: oslo.messaging's transport, or this process's own queue (``fake://``).
 Transport: TypeAlias = 'messaging.Transport | local.LocalQueue'
 
@@ -146,24 +154,19 @@ class Publisher:
 
 
 class Consumer:
-    """The worker loop of doc/design.md for ``pool_size`` threads: take a
-    request -> ``handler(request)`` -> acknowledge (True) or put back
-    (False, or an exception).
+    """``pool_size`` worker threads, each running the worker loop
+    (doc/design.md) on its own listener: get with ``get_timeout`` ->
+    ``handler(request)`` -> acknowledge (True) or put back (False, or an
+    exception).
 
-    On oslo.messaging, through its public notification listener (a
-    threading executor of ``pool_size`` threads, ``allow_requeue``): its
-    own thread polls the broker, so heartbeats go on while requests are
-    handled, and acknowledges between polls (hence a prefetch window of
-    twice the pool, ``service._tune_rabbit``; measured in
-    ``benchmarks/results/2026-12-07-listener-ack.md``). With ``fake://``,
-    ``pool_size`` threads each poll this process's own queue.
-
-    Only as many requests as ``share`` admits (this process's share of
-    ``[worker] cluster_concurrency``; by default the whole pool) are
-    handled at once: a request beyond them waits up to ``get_timeout``
-    for a slot, then goes back for another worker. A stopping consumer
-    finishes the requests in hand and puts back the others; what it has
-    not acknowledged returns to the queue when its connection closes.
+    Only the threads ``share`` admits (this process's share of ``[worker]
+    cluster_concurrency``; by default the whole pool) hold a listener and
+    poll. Each thread polls, acknowledges and requeues on its own
+    connection (kombu is not thread safe), and with
+    ``rabbit_qos_prefetch_count = 1`` holds at most one unacknowledged
+    message. A stopping thread finishes
+    the request in hand; messages it has not started stay unacknowledged
+    and return to the queue when its connection closes.
     """
 
     def __init__(self, *, transport: Transport, topic: str,
@@ -180,35 +183,50 @@ class Consumer:
         self._stop = stop
         self._share = share or cluster_share.ClusterShare(0, pool_size)
         self._threads: list[threading.Thread] = []
-        self._server: Any = None
-        #: When (``time.monotonic()``) a message was last delivered: the
+        #: When (``time.monotonic()``) a poll last brought a message: the
         #: broker answered then (the backend watch's probe spared).
         self.delivered_at = 0.0
 
     def start(self) -> None:
-        if not isinstance(self._transport, local.LocalQueue):
-            self._server = messaging.get_notification_listener(
-                self._transport, [self._target], [_Endpoint(self)],
-                executor='threading', allow_requeue=True)
-            self._server.start(override_pool_size=self._pool_size)
-            return
         for index in range(self._pool_size):
-            thread = threading.Thread(
-                target=self._loop, args=(index, self._transport.listener()),
-                name='worker-%d' % index, daemon=True)
+            # NOTE: the listeners of the threads the share admits now are
+            # made here, so that a broker refusing them fails the start;
+            # a thread admitted later makes its own (:meth:`_listener`).
+            listener = (_poll_style_listener(self._transport, self._target)
+                        if self._share.admits(index) else None)
+            thread = threading.Thread(target=self._loop,
+                                      args=(index, listener),
+                                      name='worker-%d' % index, daemon=True)
             thread.start()
             self._threads.append(thread)
 
-    def _loop(self, index: int, listener: local.Listener) -> None:
-        """One thread on this process's own queue: the threads numbered
-        below the share take requests, the others wait for it to grow."""
-        while not self._stop.is_set():
-            if not self._share.admits(index, self._timeout):
-                continue
-            message = listener.poll(timeout=self._timeout)
-            if message is not None:
-                self.delivered_at = time.monotonic()
-                self._admitted_one(index, message)
+    def _loop(self, index: int, listener: Any) -> None:
+        try:
+            while not self._stop.is_set():
+                if not self._share.admits(index):
+                    _close(listener)
+                    listener = None
+                    self._share.admits(index, self._timeout)
+                    continue
+                if listener is None:
+                    listener = self._listener()
+                    continue
+                hold_poll_floor(listener)
+                for message in _as_list(listener.poll(timeout=self._timeout)):
+                    self.delivered_at = time.monotonic()
+                    self._admitted_one(index, message)
+        finally:
+            _close(listener)
+
+    def _listener(self) -> Any:
+        """A new listener, or None: a failure is logged and tried again
+        after ``get_timeout``."""
+        try:
+            return _poll_style_listener(self._transport, self._target)
+        except Exception:
+            LOG.exception('Could not listen on the queue; trying again')
+            self._stop.wait(self._timeout)
+            return None
 
     def _admitted_one(self, index: int, message: Any) -> None:
         """Handle ``message`` unless the share shrank below thread
@@ -219,77 +237,39 @@ class Consumer:
             message.requeue()
 
     def _one(self, message: Any) -> None:
-        if self.consume(message.message['payload']):
-            message.acknowledge()
-        else:
-            message.requeue()
-
-    def consume(self, payload: Any) -> bool:
-        """Whether the message carrying ``payload`` is consumed (to be
-        acknowledged) rather than put back."""
         try:
-            request = _request_of(payload)
+            request = _request_of(message.message['payload'])
         except objects.NotUnderstood as exc:
             # NOTE: a newer member sent it: another member reads it. Put
             # back before the handler counts a delivery (max_deliveries).
             LOG.info('Putting back a message of a newer release: %s', exc)
             self._stop.wait(self._requeue_delay)
-            return False
+            message.requeue()
+            return
         except Exception as exc:
             # NOTE: it would fail the same way on every delivery. The
             # request (if any) is still open in SQL: the outbox publishes
             # it again, and a worker that can read it will take it.
             LOG.error('Dropping a message this worker cannot decode: %r',
                       exc)
-            return True
+            message.acknowledge()
+            return
         try:
-            return bool(self._handler(request))
+            consumed = self._handler(request)
         except Exception:
             LOG.exception('Request handling failed; it will be redelivered')
-            return False
-
-    def delivered(self, payload: Any) -> bool:
-        """A message from the broker: consumed within a slot of the share
-        (waiting up to ``get_timeout`` for one), or put back."""
-        self.delivered_at = time.monotonic()
-        if self._stop.is_set() or not self._share.take(self._timeout):
-            return False
-        try:
-            return self.consume(payload)
-        finally:
-            self._share.give_back()
+            consumed = False
+        if consumed:
+            message.acknowledge()
+        else:
+            message.requeue()
 
     def wait(self, timeout: float | None = None) -> None:
-        """Stop taking requests and wait for those in hand, all within
-        ``timeout`` seconds in total (the stop flag is set already)."""
+        """Join the threads, all within ``timeout`` seconds in total."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        threads = list(self._threads)
-        if self._server is not None:
-            stopper = threading.Thread(target=self._stop_server,
-                                       name='consumer-stop', daemon=True)
-            stopper.start()
-            threads.append(stopper)
-        for thread in threads:
+        for thread in self._threads:
             thread.join(None if deadline is None else
                         max(0.0, deadline - time.monotonic()))
-
-    def _stop_server(self) -> None:
-        self._server.stop()
-        self._server.wait()
-
-
-class _Endpoint:
-    """The notification listener's endpoint: every request is published
-    as an ``info`` notification of :data:`EVENT_TYPE`."""
-
-    def __init__(self, consumer: Consumer) -> None:
-        self._consumer = consumer
-
-    def info(self, ctxt: Any, publisher_id: str, event_type: str,
-             payload: Any, metadata: Any) -> Any:
-        if self._consumer.delivered(payload):
-            return messaging.NotificationResult.HANDLED
-        return messaging.NotificationResult.REQUEUE
 
 
 def _request_of(payload: Any) -> objects.TransitionRequest:
@@ -307,3 +287,69 @@ def in_process(conf: cfg.ConfigOpts, url: str | None = None) -> bool:
     embedded default)."""
     return messaging.TransportURL.parse(
         conf, url or conf.transport_url).transport == 'fake'
+
+
+def _poll_style_listener(transport: Transport,
+                         target: messaging.Target) -> Any:
+    """The driver's poll-style listener for ``target``.
+
+    NOTE: this is what get_notification_listener builds on. Its server
+    polls on one thread and hands messages to an executor, so it has no "get
+    with timeout" and prefetches into a backlog; the worker loop of
+    doc/design.md needs the listener itself. oslo.messaging wraps it in an
+    adapter that would start its own thread; the poll-style listener is inside.
+    """
+    if isinstance(transport, local.LocalQueue):
+        return transport.listener()
+    listener = transport._listen_for_notifications(
+        [(target, 'info')], None, 1, None)
+    return getattr(listener, '_poll_style_listener', listener)
+
+
+def hold_poll_floor(listener: Any) -> None:
+    """Let ``listener``'s next poll wait at least :data:`POLL_FLOOR` on the
+    broker's socket (an AMQP listener's ``_current_timeout``; other drivers
+    have none)."""
+    if getattr(listener, '_current_timeout', POLL_FLOOR) < POLL_FLOOR:
+        listener._current_timeout = POLL_FLOOR
+
+
+def hold_poll_floor_of(server: Any) -> None:
+    """Hold :data:`POLL_FLOOR` for a started oslo.messaging RPC
+    ``server``, whose own thread polls: each poll of its AMQP listener
+    starts at the floor (the fake driver's listener is let be). An RPC
+    listener acknowledges on its polling thread as it takes a message.
+    Not for a notification server: its acknowledgements, queued by other
+    threads, would each wait for a poll's timeout."""
+    inner = getattr(getattr(server, 'listener', None),
+                    '_poll_style_listener', None)
+    if inner is None or not hasattr(inner, '_current_timeout'):
+        return
+    poll = inner.poll
+
+    def poll_from_floor(*args: Any, **kwargs: Any) -> Any:
+        hold_poll_floor(inner)
+        return poll(*args, **kwargs)
+    inner.poll = poll_from_floor
+
+
+def _close(listener: Any) -> None:
+    """Stop the way the driver expects: ``stop()`` waits until a poll on
+    another thread has seen the shutdown, so this thread keeps polling,
+    putting back anything it has not started, until ``stop()`` returns.
+    None (no listener) is let be."""
+    if listener is None:
+        return
+    stopper = threading.Thread(target=listener.stop, daemon=True)
+    stopper.start()
+    while stopper.is_alive():
+        for message in _as_list(listener.poll(timeout=0.1)):
+            message.requeue()
+        stopper.join(0.01)
+    listener.cleanup()
+
+
+def _as_list(polled: Any) -> list[Any]:
+    if polled is None:
+        return []
+    return polled if isinstance(polled, list) else [polled]

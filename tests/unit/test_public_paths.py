@@ -19,6 +19,14 @@ PUBLIC = frozenset(['_replace', '_asdict', '_fields', '_make', '_mapping',
 KNOWN = {
     ('common/logctx.py', '_request_store'):
         'oslo.context has no public way to unset a thread\'s context',
+    ('messaging/queue.py', '_listen_for_notifications'):
+        'one listener per thread, each holding one message: the public '
+        'listener\'s single window let a frozen worker take taken-over '
+        'requests (benchmarks/results/2026-12-07-listener-ack.md)',
+    ('messaging/queue.py', '_poll_style_listener'):
+        'the same',
+    ('messaging/queue.py', '_current_timeout'):
+        'the poll floor of a thread\'s own listener',
 }
 
 
