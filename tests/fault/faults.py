@@ -15,6 +15,7 @@ import subprocess
 import time
 
 from inspector_ha.common import timeutils
+from inspector_ha.ironic import pacing
 
 import backends
 import cluster as cluster_mod
@@ -167,7 +168,11 @@ def freeze_after_claim(harness, seconds=15.0):
     # NOTE: wait for the claim's own thread, not for the first stale
     # write of another one: the batch could end, and the worker be
     # stopped, before that thread had checked its claim (CI, 2026-12-07).
-    _logged(victim, seen, 'Not doing power-on of node %s' % node)
+    # The check comes just before the call is sent, after the call's wait
+    # for room among the worker's Ironic calls (up to LONGEST_WAIT: the
+    # freeze made its calls in flight look slow, which lowers the limit).
+    _logged(victim, seen, 'Not doing power-on of node %s' % node,
+            timeout=pacing.LONGEST_WAIT + 15)
     return Fault('worker frozen after its power-on claim', 'SIGSTOP (by '
                  'itself) to its requests moved on by another worker', took,
                  [], {'held': len(held), 'member': _member(victim),

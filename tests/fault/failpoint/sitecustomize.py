@@ -10,6 +10,7 @@ service is changed on disk.
 
 import os
 import signal
+import threading
 
 _EFFECT = os.environ.get('INSPECTOR_HA_FREEZE_AFTER_CLAIM')
 
@@ -26,7 +27,10 @@ def _install(effect, mark):
             frozen.append(node.uuid)
             with open(mark, 'w') as out:
                 out.write(node.uuid)
-            os.kill(os.getpid(), signal.SIGSTOP)
+            # NOTE: to this thread: a SIGSTOP sent to the process may be
+            # taken by another thread, and this one run on into its call
+            # before the group stop reaches it (CI, 2026-12-07).
+            signal.pthread_kill(threading.get_ident(), signal.SIGSTOP)
         return outcome, got
 
     claims.Claims.claim = claim_then_freeze
