@@ -94,47 +94,44 @@ def _own_opts(entry_point: importlib.metadata.EntryPoint
 def register_chosen(
         conf: cfg.ConfigOpts) -> list[tuple[str, list[cfg.Opt]]]:
     """Check every option naming a plugin, and register the chosen
-    plugins' own options on ``conf``; return them as ``[(group,
-    [opts])]``. ValueError, starting with the option, if a plugin is not
-    installed or cannot be loaded."""
+    plugins' and hooks' own options on ``conf``; return them as
+    ``[(group, [opts])]``. ValueError, starting with the option, if a
+    plugin is not installed or cannot be loaded."""
     result: list[tuple[str, list[cfg.Opt]]] = []
     for selector in SELECTORS:
-        where = '[%s] %s' % (selector.group, selector.name)
         try:
             entry_point = _chosen(conf, selector)
         except ValueError as exc:
-            raise ValueError('%s: %s' % (where, exc)) from None
-        try:
-            groups = _own_opts(entry_point)
-        except Exception as exc:  # noqa - any import error: one line
-            raise ValueError('%s: cannot load %s %r: %s' % (
-                where, selector.what, entry_point.name, exc)) from exc
-        for group, opts in groups:
-            conf.register_opts(opts, group=group)
-        result.extend(groups)
-    return result + _register_hooks(conf)
-
-
-def _register_hooks(conf: cfg.ConfigOpts) -> list[tuple[str, list[cfg.Opt]]]:
-    """Register the chosen hooks' own options; ``[(group, [opts])]``."""
-    result: list[tuple[str, list[cfg.Opt]]] = []
+            raise ValueError('%s: %s' % (_where(selector), exc)) from None
+        result += _register(conf, selector, entry_point)
     for selector in HOOKS:
-        value = conf[selector.group][selector.name] or ''
         found = _entry_points(selector.namespace)
+        value = conf[selector.group][selector.name] or ''
         for name in value.split(','):
-            entry_point = found.get(name.strip())
-            if entry_point is None:
-                continue
-            try:
-                groups = _own_opts(entry_point)
-            except Exception as exc:  # noqa - any import error: one line
-                raise ValueError('[%s] %s: cannot load %s %r: %s' % (
-                    selector.group, selector.name, selector.what,
-                    entry_point.name, exc)) from exc
-            for group, opts in groups:
-                conf.register_opts(opts, group=group)
-            result.extend(groups)
+            hook = found.get(name.strip())
+            if hook is not None:
+                result += _register(conf, selector, hook)
     return result
+
+
+def _where(selector: Selector) -> str:
+    return '[%s] %s' % (selector.group, selector.name)
+
+
+def _register(conf: cfg.ConfigOpts, selector: Selector,
+              entry_point: importlib.metadata.EntryPoint
+              ) -> list[tuple[str, list[cfg.Opt]]]:
+    """Register the own options of the plugin ``selector`` chose; any
+    failure to load it is one line naming the option."""
+    try:
+        groups = _own_opts(entry_point)
+    except Exception as exc:  # noqa - any import error: one line
+        raise ValueError('%s: cannot load %s %r: %s' % (
+            _where(selector), selector.what, entry_point.name,
+            exc)) from exc
+    for group, opts in groups:
+        conf.register_opts(opts, group=group)
+    return groups
 
 
 def list_opts() -> list[tuple[str, list[cfg.Opt]]]:
