@@ -38,7 +38,6 @@ import oslo_messaging as messaging
 from inspector_ha.coordination import releases as releases_mod
 from inspector_ha.firewall import lists as lists_mod
 from inspector_ha.messaging import objects
-from inspector_ha.messaging import queue
 
 LOG = logging.getLogger(__name__)
 TOPIC = 'inspector_ha_firewall'
@@ -155,7 +154,6 @@ class Bus:
             [_Receiver(lists, self._conf.pxe_filter, until)],
             executor='threading')
         server.start()
-        queue.hold_poll_floor_of(server)
         with self._servers_lock:
             self._servers.append(server)
         return server

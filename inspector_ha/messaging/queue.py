@@ -43,14 +43,6 @@ if TYPE_CHECKING:
 
 LOG = logging.getLogger(__name__)
 EVENT_TYPE = 'inspector_ha.request'
-#: The shortest wait on the broker's socket within a poll, in seconds.
-#: oslo.messaging's AMQP listener waits 1 ms after each message, doubling
-#: up to 5 s, so that acknowledgements queued by other threads run soon;
-#: a worker thread acknowledges on its own listener before it polls again,
-#: so for it those short waits only cost CPU (about 1.4 ms per message: 2.0
-#: against 0.6 ms at 5 messages a second). A wait ends as soon as a message
-#: arrives, so this delays nothing.
-POLL_FLOOR = 0.25
 #: oslo.messaging's transport, or this process's own queue (``fake://``).
 Transport: TypeAlias = 'messaging.Transport | local.LocalQueue'
 
@@ -211,7 +203,6 @@ class Consumer:
                 if listener is None:
                     listener = self._listener()
                     continue
-                hold_poll_floor(listener)
                 for message in _as_list(listener.poll(timeout=self._timeout)):
                     self.delivered_at = time.monotonic()
                     self._admitted_one(index, message)
@@ -291,46 +282,29 @@ def in_process(conf: cfg.ConfigOpts, url: str | None = None) -> bool:
 
 def _poll_style_listener(transport: Transport,
                          target: messaging.Target) -> Any:
-    """The driver's poll-style listener for ``target``.
+    """The driver's poll-style listener for ``target``: what
+    ``get_notification_listener`` builds its server on.
 
-    NOTE: this is what get_notification_listener builds on. Its server
-    polls on one thread and hands messages to an executor, so it has no "get
-    with timeout" and prefetches into a backlog; the worker loop of
-    doc/design.md needs the listener itself. oslo.messaging wraps it in an
-    adapter that would start its own thread; the poll-style listener is inside.
+    NOTE: the one private path left (tests/unit/test_public_paths.py),
+    because the public listener cannot give the worker loop of
+    doc/design.md its "get with timeout" on the caller's thread:
+    - its server polls on a thread of its own and hands each message to an
+      executor whose backlog nobody counts (``deliveries``), so a frozen
+      worker holds requests no take-over can see until RabbitMQ drops its
+      connection, 60 s or more (D3c fails);
+    - acknowledgements wait for its next poll: with a prefetch window as
+      large as the pool, 28% fewer requests handled; with twice the pool,
+      RabbitMQ delivered a taken-over request to the frozen worker's room
+      (commit 8cd9705, reverted; the CI failure and the figures:
+      benchmarks/results/2026-12-07-listener-ack.md).
+    The price: a thread busy with a request sends no AMQP heartbeats
+    (``_tune_rabbit`` in :mod:`inspector_ha.service`).
     """
     if isinstance(transport, local.LocalQueue):
         return transport.listener()
     listener = transport._listen_for_notifications(
         [(target, 'info')], None, 1, None)
     return getattr(listener, '_poll_style_listener', listener)
-
-
-def hold_poll_floor(listener: Any) -> None:
-    """Let ``listener``'s next poll wait at least :data:`POLL_FLOOR` on the
-    broker's socket (an AMQP listener's ``_current_timeout``; other drivers
-    have none)."""
-    if getattr(listener, '_current_timeout', POLL_FLOOR) < POLL_FLOOR:
-        listener._current_timeout = POLL_FLOOR
-
-
-def hold_poll_floor_of(server: Any) -> None:
-    """Hold :data:`POLL_FLOOR` for a started oslo.messaging RPC
-    ``server``, whose own thread polls: each poll of its AMQP listener
-    starts at the floor (the fake driver's listener is let be). An RPC
-    listener acknowledges on its polling thread as it takes a message.
-    Not for a notification server: its acknowledgements, queued by other
-    threads, would each wait for a poll's timeout."""
-    inner = getattr(getattr(server, 'listener', None),
-                    '_poll_style_listener', None)
-    if inner is None or not hasattr(inner, '_current_timeout'):
-        return
-    poll = inner.poll
-
-    def poll_from_floor(*args: Any, **kwargs: Any) -> Any:
-        hold_poll_floor(inner)
-        return poll(*args, **kwargs)
-    inner.poll = poll_from_floor
 
 
 def _close(listener: Any) -> None:

@@ -20,13 +20,11 @@ KNOWN = {
     ('common/logctx.py', '_request_store'):
         'oslo.context has no public way to unset a thread\'s context',
     ('messaging/queue.py', '_listen_for_notifications'):
-        'one listener per thread, each holding one message: the public '
-        'listener\'s single window let a frozen worker take taken-over '
-        'requests (benchmarks/results/2026-12-07-listener-ack.md)',
+        'a get with timeout on the worker\'s own thread, each message '
+        'counted before the next is taken: the public listener\'s '
+        'uncounted backlog stalls take-over (queue._poll_style_listener)',
     ('messaging/queue.py', '_poll_style_listener'):
         'the same',
-    ('messaging/queue.py', '_current_timeout'):
-        'the poll floor of a thread\'s own listener',
 }
 
 
