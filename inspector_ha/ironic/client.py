@@ -101,8 +101,20 @@ class _Endpoint:
         if self.baremetal is None:
             with self._discovering:
                 if self.baremetal is None:
-                    self.baremetal = self._conn.baremetal
+                    self.baremetal = _discovered(self._conn)
         return self.baremetal
+
+
+def _discovered(conn: Any) -> Any:
+    """``conn.baremetal``. NOTE: an endpoint of Keystone's catalog that
+    does not answer makes openstacksdk raise ``NotSupported`` ("exists
+    but does not have any supported versions") where an
+    ``endpoint_override`` makes keystoneauth raise ``DiscoveryFailure``:
+    both are Ironic unreachable, retried and then a 503 naming it."""
+    try:
+        return conn.baremetal
+    except sdk_exc.NotSupported as exc:
+        raise ks_exc.DiscoveryFailure(str(exc)) from exc
 
 
 class Ironic:
