@@ -8,18 +8,26 @@
 #   - .venv: the project is (re)installed only when setup.py, setup.cfg or
 #     pyproject.toml changed since the last successful install;
 #   - .venv-ironic: ironic is installed once;
+#   - .venv-ironic-32: the last ironic with the inspector interface, once;
 #   - .venv-inspector-12.5: ironic-inspector 12.5 is installed once;
-#   - .venv-ipa: ironic-python-agent 13 (the real ramdisk agent) once.
+#   - .venv-ipa: ironic-python-agent 13 (the real ramdisk agent) once;
+#   - .venv-keystone: Keystone (on SQLite, served by gunicorn) once.
 # ZooKeeper and Ironic are not started here: the tests start private ones.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 IRONIC_VERSION=39.0.0
+# The last Ironic whose inspect interface "inspector" drives the service
+# (tests/functional/test_ironic_drives_inspection.py); with oslo.service
+# 4.8 it dies at start (no_fork).
+DRIVING_IRONIC_VERSION=32.1.0
 # The peer a site migrates from (tests/functional/upstream.py starts it).
 INSPECTOR_VERSION=12.5.0
 # The real ramdisk agent (tests/functional/ipa.py runs its inspection).
 IPA_VERSION=13.0.0
+# The identity service (tests/functional/keystone.py runs it).
+KEYSTONE_VERSION=30.0.0
 APT_PACKAGES=(postgresql mariadb-server redis-server rabbitmq-server zookeeper
               etcd-server haproxy dnsmasq iptables ipset nftables busybox
               iproute2 default-jre-headless shellcheck systemd
@@ -214,11 +222,15 @@ setup_peer_venvs() {
     # NOTE: pymysql for benchmarks/run.py --ironic split (Ironic on MariaDB).
     peer_venv .venv-ironic ".ironic-$IRONIC_VERSION-mysql-installed" ironic \
         "ironic==$IRONIC_VERSION" pymysql
+    peer_venv .venv-ironic-32 ".ironic-$DRIVING_IRONIC_VERSION-installed" \
+        ironic "ironic==$DRIVING_IRONIC_VERSION" "oslo.service==4.3.0"
     peer_venv ".venv-inspector-${INSPECTOR_VERSION%.*}" \
         ".ironic-inspector-$INSPECTOR_VERSION-installed" ironic-inspector \
         "ironic-inspector==$INSPECTOR_VERSION" pymysql psycopg2-binary
     peer_venv .venv-ipa ".ironic-python-agent-$IPA_VERSION-installed" \
         python "ironic-python-agent==$IPA_VERSION"
+    peer_venv .venv-keystone ".keystone-$KEYSTONE_VERSION-installed" \
+        keystone-manage "keystone==$KEYSTONE_VERSION" gunicorn
 }
 
 main() {

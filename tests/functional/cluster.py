@@ -173,9 +173,14 @@ def _base(database, transport, coordination, ironic, workdir):
 
 
 def _merge(base, extra):
+    """``base`` with ``extra``'s options; an option ``extra`` sets to
+    None is left out."""
     merged = {g: dict(o) for g, o in base.items()}
     for group, options in extra.items():
-        merged.setdefault(group, {}).update(options)
+        section = merged.setdefault(group, {})
+        section.update(options)
+        for name in [n for n, value in options.items() if value is None]:
+            del section[name]
     return merged
 
 
