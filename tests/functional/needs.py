@@ -3,7 +3,9 @@ Python package that ``tools/install-test-deps.sh`` installs. Missing, the
 test fails when ``CI=true`` (CI must never skip it) and skips otherwise."""
 
 import importlib
+import pathlib
 import shutil
+import sys
 
 import pytest
 
@@ -39,3 +41,9 @@ def module(name):
     except ImportError:
         _missing('Python package %s is not installed (%s)' % (
             name, backends.INSTALL_HINT))
+
+
+def openstack_cli():
+    """The ``openstack`` command of this venv (python-openstackclient)."""
+    return file(pathlib.Path(sys.executable).parent / 'openstack',
+                'python-openstackclient in this venv')

@@ -3,10 +3,8 @@ the ``openstack baremetal introspection`` CLI when it is installed),
 against the all-in-one process and a real Ironic."""
 
 import json
-import pathlib
 import signal
 import subprocess
-import sys
 import uuid as uuidlib
 
 from ironic_inspector_client import v1 as client_v1
@@ -20,9 +18,6 @@ import embedded
 import haproxy
 import needs
 import ramdisk
-
-OPENSTACK = pathlib.Path(sys.executable).parent / 'openstack'
-
 
 class Introspected:
     """Three nodes introspected to ``finished`` by the all-in-one process."""
@@ -200,7 +195,7 @@ def test_aborting_a_node_waiting_for_its_ramdisk_cancels_it(introspected):
 
 
 def _openstack(url, *args):
-    cli = needs.file(OPENSTACK, 'python-openstackclient in this venv')
+    cli = needs.openstack_cli()
     proc = subprocess.run(
         [str(cli), '--os-auth-type', 'none', '--inspector-url', url,
          'baremetal', 'introspection', *args], capture_output=True,

@@ -28,7 +28,6 @@ import haproxy
 import keystone
 import needs
 import ramdisk
-from test_introspection_api import OPENSTACK
 
 MIN_HEADER = 'X-OpenStack-Ironic-Inspector-API-Minimum-Version'
 
@@ -164,7 +163,7 @@ def test_a_password_client_creates_lists_and_deletes_rules(protected):
 
 
 def _openstack(site, user, *args):
-    cli = needs.file(OPENSTACK, 'python-openstackclient in this venv')
+    cli = needs.openstack_cli()
     auth = site.auth(user, keystone.USERS[user][0])['auth']
     options = ['--os-auth-type', 'password',
                '--os-region-name', keystone.REGION]
