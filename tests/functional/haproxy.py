@@ -62,9 +62,9 @@ class HAProxy:
     telling which servers HAProxy sees up."""
 
     def __init__(self, api_urls, provisioning=('127.0.0.0/8',),
-                 health_path=None):
+                 health_path=None, port=None):
         self._binary = binary()
-        self.port = backends.free_port()
+        self.port = port or backends.free_port()
         self.url = 'http://127.0.0.1:%d' % self.port
         self._stats = 'http://127.0.0.1:%d/stats;csv' % backends.free_port()
         self._dir = tempfile.mkdtemp(prefix='haproxy-')

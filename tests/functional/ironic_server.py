@@ -208,3 +208,100 @@ class Ironic(Server):
 
     def delete_node(self, uuid_):
         self.request('DELETE', f'/v1/nodes/{uuid_}', expect=(204,))
+
+
+#: Where an operator reads Ironic's ``[inspector]`` settings.
+MIGRATION_DOC = REPO_ROOT / 'doc' / 'migrating-from-ironic-inspector.md'
+#: The service's address in the documented settings.
+DOCUMENTED_URL = 'http://inspector-ha:5050'
+#: Where Ironic tells a ramdisk it boots to post (the ramdisks here post
+#: to the service's URL).
+CALLBACK_URL = 'http://inspector-ha.test:5050'
+
+
+def documented_inspector_conf(inspector_url):
+    """Ironic's settings for inspector-ha on a trusted network, as the
+    migration doc gives them (its indented block naming
+    ``enabled_inspect_interfaces``), pointed at ``inspector_url`` and
+    polling each status every second instead of 60."""
+    blocks, block = [], []
+    for line in MIGRATION_DOC.read_text().splitlines() + ['']:
+        if line.startswith('    '):
+            block.append(line[4:])
+        elif block and line.strip():
+            blocks.append(block)
+            block = []
+    documented, = [b for b in blocks
+                   if any('enabled_inspect_interfaces' in x for x in b)]
+    text = '\n'.join(documented)
+    assert DOCUMENTED_URL in text and text.rstrip().endswith(
+        'require_managed_boot = false'), text
+    return '\n' + text.replace(DOCUMENTED_URL, inspector_url) + (
+        '\nstatus_check_period = 1\n')
+
+
+#: What Ironic needs to boot a ramdisk itself (its ``pxe`` boot interface;
+#: ``fake`` refuses managed inspection): the TFTP tree in its own
+#: directory, the ramdisk's ``file://`` URLs allowed, and a callback URL
+#: that is not loopback (Ironic refuses one; it only writes it on the
+#: ramdisk's kernel command line).
+MANAGED_BOOT_CONF = """
+[DEFAULT]
+enabled_boot_interfaces = fake,pxe
+[conductor]
+file_url_allowed_paths = {tmpdir}
+[pxe]
+tftp_root = {tmpdir}/tftp
+tftp_master_path = {tmpdir}/tftp/master_images
+images_path = {tmpdir}/images
+instance_master_path = {tmpdir}/master_images
+[inspector]
+callback_endpoint_override = %s
+""" % CALLBACK_URL
+
+#: The last Ironic that has the ``inspector`` interface (33 removed it).
+DRIVING_IRONIC_VERSION = '32.1.0'
+
+
+class DrivingIronic(Ironic):
+    """Ironic 32.1.0 (the venv at ``INSPECTOR_HA_IRONIC32_VENV``, by
+    default ``<repo>/.venv-ironic-32``) whose ``inspector`` inspect
+    interface drives the service at ``inspector_url``; it is the
+    service's node store too."""
+
+    name = 'ironic-32'
+
+    def __init__(self, inspector_url, port=None):
+        super().__init__(
+            port=port, venv=os.environ.get(
+                'INSPECTOR_HA_IRONIC32_VENV', REPO_ROOT / '.venv-ironic-32'),
+            extra_conf=documented_inspector_conf(inspector_url))
+        self.extra_conf += MANAGED_BOOT_CONF.format(tmpdir=self.tmpdir)
+        self._ramdisk = {}
+        for name in ('kernel', 'initramfs'):
+            path = self._ramdisk[name] = self.tmpdir / ('ipa.' + name)
+            path.write_bytes(name.encode() * 64)
+
+    def manage_boot(self, uuid_):
+        """Let Ironic boot the node's ramdisk itself (the ``pxe`` boot
+        interface, with a kernel and an initramfs of its own)."""
+        self.request('PATCH', f'/v1/nodes/{uuid_}', json=[
+            {'op': 'add', 'path': '/boot_interface', 'value': 'pxe'},
+            {'op': 'add', 'path': '/driver_info/deploy_kernel',
+             'value': self._ramdisk['kernel'].as_uri()},
+            {'op': 'add', 'path': '/driver_info/deploy_ramdisk',
+             'value': self._ramdisk['initramfs'].as_uri()}])
+
+    def calls(self, method, path):
+        """How many ``method path`` requests its API has logged."""
+        return self.log_path.read_text().count(f' - {method} {path} - ')
+
+    def inspect(self, uuid_):
+        """``openstack baremetal node inspect``: Ironic starts it."""
+        self.set_provision_state(uuid_, 'inspect')
+
+    def abort(self, uuid_):
+        self.set_provision_state(uuid_, 'abort')
+
+    def inventory(self, uuid_):
+        return self.request('GET', f'/v1/nodes/{uuid_}/inventory')
