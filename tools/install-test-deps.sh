@@ -31,7 +31,8 @@ KEYSTONE_VERSION=30.0.0
 APT_PACKAGES=(postgresql mariadb-server redis-server rabbitmq-server zookeeper
               etcd-server haproxy dnsmasq iptables ipset nftables busybox
               iproute2 default-jre-headless shellcheck systemd
-              lshw dmidecode pciutils udev)
+              lshw dmidecode pciutils udev
+              prometheus)  # promtool: tests/unit/test_alerts.py
 PIP_FLAGS=(--disable-pip-version-check)
 
 log() { printf '[install-test-deps] %s\n' "$*"; }

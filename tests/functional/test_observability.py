@@ -1,6 +1,7 @@
 """Operating a split cluster: Prometheus metrics scraped from every
-process during a batch add up to the batch, and the request id an API
-call answered is on the worker log lines about that node."""
+process during a batch add up to the batch, every series the shipped
+alerts and dashboard name is among them, and the request id an API call
+answered is on the worker log lines about that node."""
 
 import re
 import subprocess
@@ -13,6 +14,7 @@ import requests
 import backends
 import batch
 import cluster as cluster_mod
+import monitoring
 
 NODES = 8
 GLOBAL = 'req-1b3a7b4e-9f6f-4d8e-8d2c-3e5f7a9b1c2d'
@@ -125,6 +127,13 @@ def test_metrics_of_a_split_cluster_add_up_to_the_batch_and_ids_follow(
             <= total(one_round, 'inspector_ha_introspections_started_total')
     _assert_request_ids_in_worker_logs(the_cluster, ids)
     _assert_the_watch_view_shows_the_batch(the_cluster)
+    _assert_the_alerts_and_dashboard_name_exported_series(targets)
+
+
+def _assert_the_alerts_and_dashboard_name_exported_series(targets):
+    exported = set().union(*(monitoring.exported(requests.get(
+        url + '/metrics', timeout=10).text) for url in targets))
+    assert monitoring.named_series() - exported == set()
 
 
 def _assert_the_watch_view_shows_the_batch(the_cluster):
