@@ -13,11 +13,10 @@ import requests
 
 import backends
 import batch
-import cluster as cluster_mod
 import embedded
-import haproxy
 import needs
 import ramdisk
+import split
 
 class Introspected:
     """Three nodes introspected to ``finished`` by the all-in-one process."""
@@ -53,30 +52,17 @@ class SplitIntrospected(Introspected):
     on RabbitMQ, Redis and PostgreSQL."""
 
     def __init__(self, tmp_path, ironic, obtain):
-        haproxy.binary()  # before the cluster: a skip leaves none
         self.ironic = ironic
-        self._backends = [obtain(backends.postgres_url),
-                          obtain(backends.rabbit_url),
-                          obtain(backends.redis_url)]
-        database, broker, coordination = self._backends
-        self.cluster = cluster_mod.Cluster(tmp_path, database, broker,
-                                           coordination, ironic.url)
-        self.cluster.start()
-        self.proxy = haproxy.HAProxy(self.cluster.api_urls).start()
-        self.url = self.proxy.url
+        self.deployment = split.BehindHAProxy(tmp_path, ironic.url, obtain)
+        self.cluster = self.deployment.cluster
+        self.url = self.deployment.url
         self.client = client_v1.ClientV1(inspector_url=self.url)
         self.payloads = batch.create_nodes(ironic, 3)
         self.uuids = list(self.payloads)
         self.extra = []
 
     def close(self):
-        self.proxy.stop()
-        codes = self.cluster.stop()
-        database, broker, coordination = self._backends
-        backends.drop_database(database)
-        backends.delete_vhost(broker)
-        backends.flush_redis_namespace(coordination)
-        assert set(codes.values()) == {0}, codes
+        self.deployment.close()
         for uuid in self.uuids + self.extra:
             self.ironic.delete_node(uuid)
 

@@ -17,11 +17,10 @@ import requests
 
 import backends
 import batch
-import cluster as cluster_mod
 import embedded
-import haproxy
 import ironic_server
 import ramdisk
+import split
 
 #: Seconds a batch may take to end ``manageable`` in Ironic.
 FINISH = 120
@@ -56,38 +55,17 @@ class AllInOne:
         assert self.proc.wait(30) == 0
 
 
-class Split:
+def _split(tmp_path, ironic, port, obtain):
     """Two APIs and two workers on PostgreSQL, RabbitMQ and Redis, behind
     the shipped HAProxy on the port Ironic calls."""
-
-    def __init__(self, tmp_path, ironic, port, obtain):
-        haproxy.binary()  # before the cluster: a skip leaves none
-        self._backends = [obtain(backends.postgres_url),
-                          obtain(backends.rabbit_url),
-                          obtain(backends.redis_url)]
-        database, broker, coordination = self._backends
-        self.cluster = cluster_mod.Cluster(tmp_path, database, broker,
-                                           coordination, ironic.url,
-                                           apis=2, workers=2)
-        self.cluster.start()
-        self.proxy = haproxy.HAProxy(self.cluster.api_urls,
-                                     port=port).start()
-        self.url = self.proxy.url
-
-    def close(self):
-        self.proxy.stop()
-        codes = self.cluster.stop()
-        database, broker, coordination = self._backends
-        backends.drop_database(database)
-        backends.delete_vhost(broker)
-        backends.flush_redis_namespace(coordination)
-        assert set(codes.values()) == {0}, codes
+    return split.BehindHAProxy(tmp_path, ironic.url, obtain, port=port,
+                               apis=2, workers=2)
 
 
 @pytest.fixture(scope='module', params=['all-in-one', 'haproxy-split'])
 def driven(request, tmp_path_factory, ironic32, inspector_port,
            obtain_backend):
-    kind = {'all-in-one': AllInOne, 'haproxy-split': Split}[request.param]
+    kind = {'all-in-one': AllInOne, 'haproxy-split': _split}[request.param]
     service = kind(tmp_path_factory.mktemp(request.param), ironic32,
                    inspector_port, obtain_backend)
     try:

@@ -23,11 +23,10 @@ import requests
 
 import backends
 import batch
-import cluster as cluster_mod
-import haproxy
 import keystone
 import needs
 import ramdisk
+import split
 
 MIN_HEADER = 'X-OpenStack-Ironic-Inspector-API-Minimum-Version'
 
@@ -38,20 +37,14 @@ class Protected:
     and Redis."""
 
     def __init__(self, tmp_path, site, ironic, obtain):
-        haproxy.binary()  # before the cluster: a skip leaves none
         self.site = site
         self.ironic = ironic
-        self._backends = [obtain(backends.postgres_url),
-                          obtain(backends.rabbit_url),
-                          obtain(backends.redis_url)]
-        database, broker, coordination = self._backends
         site.register('baremetal', ironic.url, interface='internal')
-        self.cluster = cluster_mod.Cluster(
-            tmp_path, database, broker, coordination, ironic.url, apis=2,
-            workers=2, conf=_keystone_conf(site))
-        self.cluster.start()
-        self.proxy = haproxy.HAProxy(self.cluster.api_urls).start()
-        self.url = self.proxy.url
+        self.deployment = split.BehindHAProxy(
+            tmp_path, ironic.url, obtain, apis=2, workers=2,
+            conf=_keystone_conf(site))
+        self.cluster = self.deployment.cluster
+        self.url = self.deployment.url
         site.register('baremetal-introspection', self.url)
         self.nodes = {}
         self._short_issuer = None
@@ -77,13 +70,7 @@ class Protected:
         return self.site.token(user, auth_url=self._short_issuer)
 
     def close(self):
-        self.proxy.stop()
-        codes = self.cluster.stop()
-        database, broker, coordination = self._backends
-        backends.drop_database(database)
-        backends.delete_vhost(broker)
-        backends.flush_redis_namespace(coordination)
-        assert set(codes.values()) == {0}, codes
+        self.deployment.close()
         for uuid in self.nodes:
             self.ironic.delete_node(uuid)
 
