@@ -67,7 +67,7 @@ class Service:
     def __init__(self, conf: cfg.ConfigOpts) -> None:
         self.conf = conf
         self.lifecycle = lifecycle.Lifecycle()
-        self.member_id = '%s.%d' % (conf.host, os.getpid())
+        self.member_id = membership.new_member_id(conf.host)
         self.store = _store(conf, self.stop)
         self.coordinator = _coordinator(conf, self.member_id, self.stop)
         self.releases = releases.Releases(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -44,6 +45,14 @@ FIREWALL_ROLE = 'firewall'
 #: Seconds between two listings of :data:`WORKERS` while the member group
 #: does not change (a safety net).
 WORKERS_RECOUNT_PERIOD = 5.0
+
+
+def new_member_id(host: str) -> str:
+    """This process's id in the group: ``host.pid.<random>``. NOTE: the
+    random part, since containers on one host network share the host's
+    name and are each PID 1 (and one restarted keeps both): two of them
+    as one member would hide each other's death from the take-over."""
+    return '%s.%d.%s' % (host, os.getpid(), secrets.token_hex(3))
 
 
 class Membership(threading.Thread):

@@ -53,9 +53,10 @@ OLDEST = '0.1.0'
 CURRENT = '0.3.0'
 #: Seconds for which a look of :class:`Releases` may take the versions an
 #: earlier look read, while the group's members are the same: a member's
-#: version never changes while it lives, but its id (``host.pid``) may
-#: come back as another release, as a container restarted within its
-#: lease keeps its host name and PID, and no look sees it leave.
+#: version never changes while it lives, but a 0.2.0 member's id
+#: (``host.pid``, without the random part of later releases) may come
+#: back as another release, as a container restarted within its lease
+#: keeps its host name and PID, and no look sees it leave.
 REREAD_AFTER = 20.0
 #: The release from which a member that runs a PXE firewall names it among
 #: its roles (:data:`membership.FIREWALL_ROLE`); an older one may run a

@@ -74,7 +74,7 @@ class Request(Base):
     payload: Mapped[str | None] = mapped_column(LongText, nullable=True)
     deliveries: Mapped[int] = mapped_column(Integer, nullable=False)
     detail: Mapped[str | None] = mapped_column(Text, nullable=True)
-    #: The member (``host.pid``) holding an open request: the API that
+    #: The member (``host.pid.<random>``) holding an open request: the API that
     #: accepted it, then the worker that counted its last delivery.
     held_by: Mapped[str | None] = mapped_column(String(255), nullable=True)
     created_at: Mapped[datetime.datetime] = mapped_column(Timestamp,

@@ -39,14 +39,20 @@ class Fault:
 
 
 def _held_by(harness, member):
-    """Open requests ``member`` holds: it counted their last delivery."""
+    """Open requests ``member`` (an id's prefix) holds: it counted their
+    last delivery."""
     return {r.id for r in harness.query(
         "SELECT id FROM requests WHERE status IN ('pending', 'applied') "
-        "AND held_by = :m", m=member)}
+        "AND held_by LIKE :m", m=member + '%')}
 
 
 def _member(proc):
-    return '%s.%d' % (proc.name, proc.pid)
+    return cluster_mod.member_prefix(proc)
+
+
+def _in(proc, members):
+    """Whether ``proc`` is one of ``members`` (member ids)."""
+    return any(m.startswith(_member(proc)) for m in members)
 
 
 def _busy_worker(harness, timeout=20):
@@ -137,8 +143,8 @@ def _rejoined_after(harness, victim, woken, timeout=60):
     def back():
         members = harness.cluster.status()['members']
         if victim.poll() is None:
-            return _member(victim) in members
-        return any(_member(p) in members for p in harness.alive_workers()
+            return _in(victim, members)
+        return any(_in(p, members) for p in harness.alive_workers()
                    if p not in before)
     try:
         backends.wait_for(back, timeout, interval=0.5)
@@ -376,9 +382,9 @@ def cut_worker(harness, seconds=30.0, mid_batch=MID_BATCH):
 def _host_in_group(harness, prefix):
     """Whether a live worker on the host of ``prefix`` (the victim, or
     its restart if it gave its backends up) is in the member group."""
-    on_host = {_member(p) for p in harness.alive_workers()
-               if p.prefix == prefix}
-    return bool(on_host & set(harness.cluster.status()['members']))
+    members = harness.cluster.status()['members']
+    return any(_in(p, members) for p in harness.alive_workers()
+               if p.prefix == prefix)
 
 
 def poison(harness):

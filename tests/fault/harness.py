@@ -285,9 +285,9 @@ class Harness:
         return [w for w in self.cluster.workers if w.poll() is None]
 
     def process_of(self, member):
-        """The process of a member id (``<name>.<pid>``)."""
+        """The process of a member id (``<name>.<pid>.<random>``)."""
         return next(p for p in self.cluster.workers + self.cluster.apis
-                    if member == '%s.%d' % (p.name, p.pid))
+                    if member.startswith(cluster_mod.member_prefix(p)))
 
     def leader(self, task='timeout'):
         rows = self.query('SELECT holder, epoch FROM leaders '

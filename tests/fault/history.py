@@ -33,6 +33,8 @@ import re
 
 from inspector_ha.fsm import states as st
 
+import cluster as cluster_mod
+
 POWER_ON = re.compile(r'Successfully set node (\S+) power state to power on')
 POWER_OFF = re.compile(
     r'Successfully set node (\S+) power state to power off')
@@ -102,7 +104,7 @@ def record(harness, driver, killed=()):
         power_offs=collections.Counter(),
         accepted=set(driver.accepted), statuses=driver.statuses(),
         exits={}, logs={}, killed={p.name for p in killed},
-        killed_members={'%s.%d' % (p.name, p.pid) for p in killed})
+        killed_members={cluster_mod.member_prefix(p) for p in killed})
 
 
 def read_logs(history, harness):
@@ -243,7 +245,7 @@ def _attempts_match_commits(history):
     workers = {a['actor'] for a in history.attempts}
     for key, row in table.items():
         if (row.actor in workers and key not in logged and
-                row.actor not in history.killed_members):
+                not row.actor.startswith(tuple(history.killed_members))):
             problems.append('commit by %s not logged as attempted: request '
                             '%s node %s %s->%s gen %d' % (
                                 row.actor, row.request_id, row.node_uuid,

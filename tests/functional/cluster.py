@@ -186,6 +186,12 @@ def _merge(base, extra):
 
 
 
+def member_prefix(proc):
+    """What the member id of ``proc`` starts with (``<name>.<pid>.``; a
+    random part follows)."""
+    return '%s.%d.' % (proc.name, proc.pid)
+
+
 def process_of(the_cluster, member):
     """The worker process of ``the_cluster`` that is tooz ``member``."""
     return next(w for w in the_cluster.workers
