@@ -32,7 +32,8 @@ APT_PACKAGES=(postgresql mariadb-server redis-server rabbitmq-server zookeeper
               etcd-server haproxy dnsmasq iptables ipset nftables busybox
               iproute2 default-jre-headless shellcheck systemd
               lshw dmidecode pciutils udev
-              prometheus)  # promtool: tests/unit/test_alerts.py
+              prometheus   # promtool: tests/unit/test_alerts.py
+              podman runc mmdebstrap)  # tools/build-image.sh
 PIP_FLAGS=(--disable-pip-version-check)
 
 log() { printf '[install-test-deps] %s\n' "$*"; }

@@ -115,11 +115,11 @@ def test_configuration_comes_from_the_configmap_and_the_secret():
                    v.get('secret', {}).get('secretName')
                    for v in pod['volumes']}
         assert {'inspector-ha-config', 'inspector-ha-secrets'} <= sources
-        command = pod['containers'][0]['command']
+        command = pod['containers'][0]['args']
         assert '--config-file=/etc/inspector-ha/secret/secrets.conf' in \
             command
-    assert pods[2]['containers'][0]['command'][0] == 'inspector-ha-dbsync'
-    assert pods[2]['containers'][0]['command'][-1] == 'upgrade'
+    assert pods[2]['containers'][0]['args'][0] == 'inspector-ha-dbsync'
+    assert pods[2]['containers'][0]['args'][-1] == 'upgrade'
 
 
 def test_the_host_network_workers_may_change_the_host_firewall():
