@@ -266,8 +266,11 @@ class Service:
         return found
 
     def _member_ids(self) -> list[str]:
-        return [member.decode() for member in
-                self.coordinator.member_ids(membership.GROUP)]
+        """The member group, listed under the coordination retry policy:
+        a backend gone is then ``coordination unavailable`` (the worker
+        stops) instead of a traceback a second from the take_over job."""
+        return [member.decode() for member in self.coordinator.call(
+            self.coordinator.member_ids, membership.GROUP)]
 
     def _firewall_leader_loops(self, opts: Any
                                ) -> list[leadership.LeaderLoop]:
