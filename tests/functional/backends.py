@@ -23,6 +23,7 @@ import uuid
 from urllib import parse
 
 import redis
+import requests
 import sqlalchemy
 from sqlalchemy import pool
 
@@ -58,6 +59,14 @@ def port_open(host, port, timeout=1.0):
         with socket.create_connection((host, port), timeout=timeout):
             return True
     except OSError:
+        return False
+
+
+def answers(url, timeout=2.0):
+    """Whether a GET of ``url`` answers 200 within ``timeout`` s."""
+    try:
+        return requests.get(url, timeout=timeout).status_code == 200
+    except requests.RequestException:
         return False
 
 

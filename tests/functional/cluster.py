@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 
-import requests
 
 import backends
 import servers
@@ -148,10 +147,7 @@ class Cluster:
 
 
 def _answers(url):
-    try:
-        return requests.get(url + '/', timeout=1).status_code == 200
-    except requests.RequestException:
-        return False
+    return backends.answers(url + '/', timeout=1)
 
 
 def _base(database, transport, coordination, ironic, workdir):

@@ -15,7 +15,8 @@ from keystoneauth1.identity import v3
 import openstack
 import requests
 
-from backends import BackendUnavailable, INSTALL_HINT, REPO_ROOT, free_port
+from backends import (BackendUnavailable, INSTALL_HINT, REPO_ROOT, answers,
+                      free_port)
 from servers import Server, terminate
 
 PASSWORD = 'secret-%s' % os.getpid()
@@ -96,7 +97,7 @@ class Keystone(Server):
                          '--bootstrap-public-url', self.url,
                          '--bootstrap-internal-url', self.url)
         self._serve(self.port, 'keystone.conf', self.log_path)
-        self._wait_ready(lambda: _answers(self.url), timeout)
+        self._wait_ready(lambda: answers(self.url), timeout)
 
     def _serve(self, port, conf_name, log_path):
         # NOTE: Keystone's WSGI module parses sys.argv as its own command
@@ -124,20 +125,13 @@ class Keystone(Server):
         proc = self._serve(port, 'short.conf', self.tmpdir / 'short.log')
         self.issuers.append(proc)
         url = f'http://127.0.0.1:{port}/v3'
-        self._wait_ready(lambda: _answers(url), self.start_timeout)
+        self._wait_ready(lambda: answers(url), self.start_timeout)
         return url
 
     def stop(self, grace=10):
         for proc in self.issuers:
             terminate(proc, grace)
         super().stop(grace)
-
-
-def _answers(url):
-    try:
-        return requests.get(url, timeout=2).status_code == 200
-    except requests.RequestException:
-        return False
 
 
 #: Users of project ``ops`` (or the system) and the roles each holds,

@@ -6,6 +6,22 @@ import cluster as cluster_mod
 import haproxy
 
 
+class PrivateBackends:
+    """A PostgreSQL database, a RabbitMQ vhost and a Redis namespace of
+    one test (``obtain``: the ``obtain_backend`` fixture); ``remove()``
+    drops them."""
+
+    def __init__(self, obtain):
+        self.database = obtain(backends.postgres_url)
+        self.transport = obtain(backends.rabbit_url)
+        self.coordination = obtain(backends.redis_url)
+
+    def remove(self):
+        backends.drop_database(self.database)
+        backends.delete_vhost(self.transport)
+        backends.flush_redis_namespace(self.coordination)
+
+
 class BehindHAProxy:
     """``cluster`` (started), ``proxy`` and the ``url`` clients call;
     ``close()`` stops both, removes the backends' data and asserts that
@@ -19,11 +35,10 @@ class BehindHAProxy:
 
     def __init__(self, tmp_path, ironic_url, obtain, port=None, **options):
         haproxy.binary()  # before the cluster: a skip leaves none
-        self._backends = [obtain(backends.postgres_url),
-                          obtain(backends.rabbit_url),
-                          obtain(backends.redis_url)]
-        self.cluster = cluster_mod.Cluster(tmp_path, *self._backends,
-                                           ironic_url, **options).start()
+        self._backends = PrivateBackends(obtain)
+        self.cluster = cluster_mod.Cluster(
+            tmp_path, self._backends.database, self._backends.transport,
+            self._backends.coordination, ironic_url, **options).start()
         self.proxy = haproxy.HAProxy(self.cluster.api_urls,
                                      port=port).start()
         self.url = self.proxy.url
@@ -31,8 +46,5 @@ class BehindHAProxy:
     def close(self):
         self.proxy.stop()
         codes = self.cluster.stop()
-        database, broker, coordination = self._backends
-        backends.drop_database(database)
-        backends.delete_vhost(broker)
-        backends.flush_redis_namespace(coordination)
+        self._backends.remove()
         assert set(codes.values()) == {0}, codes

@@ -13,7 +13,6 @@ import threading
 import time
 
 import pytest
-import requests
 
 import backends
 import batch
@@ -21,6 +20,7 @@ import container
 import haproxy
 import kustomize
 import ramdisk
+import split
 
 BASE = pathlib.Path(__file__).resolve().parents[2] / 'deploy' / 'kubernetes'\
     / 'base'
@@ -149,31 +149,20 @@ def _wait_ready(port, spec):
     """Until the process on ``port`` answers its probes' paths."""
     for path in _probe_paths(spec):
         url = 'http://127.0.0.1:%d%s' % (port, path)
-        backends.wait_for(lambda: _answers(url), 60, interval=0.5,
+        backends.wait_for(lambda: backends.answers(url), 60, interval=0.5,
                           message='%s never answered' % url)
-
-
-def _answers(url):
-    try:
-        return requests.get(url, timeout=2).status_code == 200
-    except requests.RequestException:
-        return False
 
 
 @pytest.fixture
 def site(tmp_path, image, manifests, ironic, obtain_backend):
-    urls = {'database': obtain_backend(backends.postgres_url),
-            'transport': obtain_backend(backends.rabbit_url),
-            'coordination': obtain_backend(backends.redis_url),
-            'ironic': ironic.url}
-    the_site = Site(tmp_path, image, manifests, urls)
+    private = split.PrivateBackends(obtain_backend)
+    the_site = Site(tmp_path, image, manifests, dict(
+        vars(private), ironic=ironic.url))
     try:
         yield the_site
     finally:
         the_site.close()
-        backends.drop_database(urls['database'])
-        backends.delete_vhost(urls['transport'])
-        backends.flush_redis_namespace(urls['coordination'])
+        private.remove()
 
 
 def test_the_image_serves_a_batch_and_each_container_stops_cleanly(
@@ -252,4 +241,3 @@ def _batch_with_a_worker_replaced(site, ironic, proxy, workers):
     assert proxy.retries() == 0
     for uuid in nodes:
         ironic.delete_node(uuid)
-

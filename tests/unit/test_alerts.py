@@ -29,7 +29,7 @@ def test_each_alert_fires_on_its_fault_and_not_on_a_healthy_cluster():
 
 
 def test_every_alert_is_tested():
-    rules = {name for name in _alert_names(monitoring.RULES.read_text())}
+    rules = set(_alert_names(monitoring.RULES.read_text()))
     tested = set(_alert_names(monitoring.RULES_TEST.read_text(),
                               key='alertname:'))
     assert rules and rules == tested, rules ^ tested
