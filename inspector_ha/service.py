@@ -383,6 +383,7 @@ class Service:
         self.coordinator.stop()
         self.transport.cleanup()
         self.store.dispose()
+        self.lifecycle.done.set()
 
 
 def _pacing(opts: Any, stop: threading.Event) -> pacing.Pacing | None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from oslo_middleware import healthcheck
 from oslo_middleware.healthcheck import pluginbase
 
+from inspector_ha.db import api as db_api
 from inspector_ha.messaging import probe
 
 if TYPE_CHECKING:
@@ -30,9 +31,11 @@ if TYPE_CHECKING:
     from oslo_config import cfg
 
     from inspector_ha.coordination import tooz_backend
-    from inspector_ha.db import api as db_api
 
 PATH = '/healthcheck'
+#: Liveness: whether the process itself is alive, whatever its backends
+#: do (a Kubernetes ``livenessProbe``); ``PATH`` is readiness.
+LIVE_PATH = '/livez'
 PLUGIN = 'inspector_ha_backends'
 #: Key of the :class:`Probes` in the middleware's local configuration.
 PROBES_KEY = 'inspector_ha_probes'
@@ -58,7 +61,7 @@ class Probes:
         """The database and the broker of ``conf``; plus coordination
         when a ``coordinator`` is given."""
         checks: list[tuple[str, Callable[[], object]]] = [
-            ('database', store.ping)]
+            (db_api.BACKEND, store.ping)]
         broker = probe.broker_probe(conf, conf.queue.probe_timeout)
         if broker is not None:
             checks.append(('broker', broker))
@@ -119,6 +122,41 @@ def middleware(conf: cfg.ConfigOpts, probes: Probes) -> WSGIApplication:
         backends.append(PLUGIN)
     return healthcheck.Healthcheck(not_found, {'backends': backends,
                                                PROBES_KEY: probes})
+
+
+class Liveness:
+    """``/livez``: 200 while the process's main loop beats, 503 once it
+    has not for ``stall_after`` seconds (a shutdown that hangs).
+
+    It never asks a backend: a backend outage makes ``/healthcheck``
+    fail (not ready) and must not restart the process (a restart cannot
+    bring a backend back, and every process would restart at once).
+    """
+
+    #: Seconds between two beats of a main loop.
+    BEAT = 1.0
+
+    def __init__(self, stall_after: float) -> None:
+        self._stall_after = stall_after
+        self._beat = time.monotonic()
+
+    def beat(self) -> None:
+        self._beat = time.monotonic()
+
+    def beat_until(self, event: threading.Event) -> None:
+        """The main loop's wait: beat until ``event`` is set."""
+        while not event.wait(self.BEAT):
+            self.beat()
+
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> list[bytes]:
+        silent = time.monotonic() - self._beat
+        if silent > self._stall_after:
+            start_response('503 Service Unavailable',
+                           [('Content-Type', 'text/plain')])
+            return [b'stalled: no progress for %.0f s\n' % silent]
+        start_response('200 OK', [('Content-Type', 'text/plain')])
+        return [b'alive\n']
 
 
 class Router:

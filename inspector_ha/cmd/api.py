@@ -48,7 +48,9 @@ def serve(conf: cfg.ConfigOpts, all_in_one: bool = False) -> int:
     (``inspector-ha``) also migrates the database and runs workers and
     periodic work in this process.
     """
-    router = health.Router({})
+    liveness = health.Liveness(
+        conf.api.drain_time + conf.api.shutdown_timeout + 10)
+    router = health.Router({health.LIVE_PATH: liveness})
     listener = common.listen(conf, router)
     try:
         service, probes = _built(conf, router, all_in_one)
@@ -66,7 +68,7 @@ def serve(conf: cfg.ConfigOpts, all_in_one: bool = False) -> int:
                         periodic_jobs=all_in_one):
         return 1
     common.ready(listener)
-    service.stop.wait()
+    liveness.beat_until(service.stop)
     listener.stop()
     service.shutdown()
     return 1 if service.failure else 0

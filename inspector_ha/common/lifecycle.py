@@ -21,6 +21,9 @@ class Lifecycle:
     def __init__(self) -> None:
         self.stop = threading.Event()
         self.failure: BaseException | None = None
+        #: Set once the service has shut down (every component stopped
+        #: or given up on): the watch's hard exit is then not needed.
+        self.done = threading.Event()
 
     def fail(self, exc: BaseException) -> None:
         """A backend is gone for good: stop the whole process.

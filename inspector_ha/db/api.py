@@ -44,6 +44,8 @@ _P = ParamSpec('_P')
 _T = TypeVar('_T')
 
 LOG = logging.getLogger(__name__)
+#: The backend's name in errors, logs and ``/healthcheck``.
+BACKEND = 'database'
 
 
 class Pool(NamedTuple):
@@ -244,7 +246,7 @@ def _server(dialect: str, cursor: Any) -> str:
 
 def retry_policy(conf_group: cfg.ConfigOpts.GroupAttr,
                  stop: threading.Event) -> retry.RetryPolicy:
-    return retry.RetryPolicy('database', conf_group.retry_count,
+    return retry.RetryPolicy(BACKEND, conf_group.retry_count,
                              conf_group.retry_timeout, stop, RETRYABLE,
                              location=retry.without_credentials(
                                  conf_group.connection))

@@ -1,6 +1,6 @@
 """The backend watch: an idle worker notices a database or broker that
-is gone, so that it stops (and its supervisor restarts it) like a busy
-one."""
+is gone, so that its service stops like a busy one's (``cmd/worker.py``
+then exits, or waits for the database)."""
 
 from __future__ import annotations
 
@@ -29,11 +29,12 @@ class Watch(threading.Thread):
     from the next period on.
 
     Once the process has failed (whoever noticed), the watch also bounds
-    its exit: a driver thread may be stuck in its own retries (tooz's
+    its shutdown: a driver thread may be stuck in its own retries (tooz's
     Redis driver: about a minute per call, and futurist joins its threads
-    at exit), so after ``[worker] shutdown_timeout`` the process is ended
-    with ``hard_exit(1)``. Nothing is lost: unacknowledged messages return
-    to the queue and every SQL write is a whole transaction.
+    at exit), so a service not shut down ``[worker] shutdown_timeout``
+    after the failure ends the process with ``hard_exit(1)``. Nothing is
+    lost: unacknowledged messages return to the queue and every SQL write
+    is a whole transaction.
     """
 
     def __init__(self, *, store: db_api.Store,
@@ -84,7 +85,8 @@ class Watch(threading.Thread):
             self._broker_policy.call(self._broker)
 
     def _exit_in_time(self, grace: float) -> None:
-        threading.Event().wait(grace)
+        if self._life.done.wait(grace):
+            return
         LOG.error('Shutdown not over %.1f s after the failure; exiting',
                   grace)
         for handler in logging.getLogger().handlers:

@@ -1,7 +1,8 @@
 """deploy/kubernetes: every rendered document is valid against the
 Kubernetes schemas (kubernetes-validate), and the HA conventions hold:
 2+ API replicas, PodDisruptionBudgets, spread over hosts (and zones in
-the overlay), probes on /healthcheck, grace periods past the drain."""
+the overlay), readiness on /healthcheck and liveness on /livez, grace
+periods past the drain."""
 
 import pathlib
 
@@ -9,6 +10,7 @@ import kubernetes_validate
 import pytest
 
 import kustomize
+from inspector_ha.api import health
 from inspector_ha.conf import api as api_opts
 from inspector_ha.conf import worker as worker_opts
 
@@ -89,7 +91,7 @@ def test_each_deployment_has_a_matching_budget_and_spread_selector(
                 labels.items()
 
 
-def test_probes_use_healthcheck_and_grace_outlasts_the_drain():
+def test_readiness_asks_the_backends_liveness_only_the_process():
     docs = kustomize.render(BASE)
     bounds = {'inspector-ha-api': _default(api_opts, 'drain_time') +
               _default(api_opts, 'shutdown_timeout'),
@@ -99,8 +101,12 @@ def test_probes_use_healthcheck_and_grace_outlasts_the_drain():
         pod = _pod(docs, name)
         assert pod['terminationGracePeriodSeconds'] > bound
         container, = pod['containers']
-        for probe in ('readinessProbe', 'livenessProbe'):
-            assert container[probe]['httpGet']['path'] == '/healthcheck'
+        # NOTE: a liveness probe on /healthcheck restarted every pod of a
+        # backend outage at once (issue 55).
+        assert container['readinessProbe']['httpGet']['path'] == (
+            health.PATH)
+        assert container['livenessProbe']['httpGet']['path'] == (
+            health.LIVE_PATH)
 
 
 def test_configuration_comes_from_the_configmap_and_the_secret():

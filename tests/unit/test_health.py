@@ -2,6 +2,8 @@
 the router of a listener, and the sd_notify datagram."""
 
 import socket
+import threading
+import time
 
 from oslo_config import cfg
 import pytest
@@ -96,3 +98,26 @@ def test_sd_notify_sends_one_datagram_to_the_notify_socket(
 def test_sd_notify_without_a_notify_socket_sends_nothing(monkeypatch):
     monkeypatch.delenv(systemd.ENV, raising=False)
     assert not systemd.notify('READY=1')
+
+
+def test_liveness_answers_200_while_the_main_loop_beats():
+    liveness = health.Liveness(stall_after=0.2)
+    stop = threading.Event()
+    beating = threading.Thread(target=liveness.beat_until, args=(stop,))
+    liveness.BEAT = 0.05
+    beating.start()
+    try:
+        time.sleep(0.4)
+        answer = webob.Request.blank(health.LIVE_PATH).get_response(liveness)
+        assert answer.status_int == 200 and answer.text == 'alive\n'
+    finally:
+        stop.set()
+        beating.join()
+
+
+def test_liveness_is_503_once_the_main_loop_stopped_beating():
+    liveness = health.Liveness(stall_after=0.1)
+    time.sleep(0.2)
+    answer = webob.Request.blank(health.LIVE_PATH).get_response(liveness)
+    assert answer.status_int == 503
+    assert answer.text.startswith('stalled: no progress for')
