@@ -191,9 +191,9 @@ setup_project_venv() {
         return
     fi
     [[ -x $venv/bin/python ]] || { log ".venv: creating"; "$PYTHON" -m venv "$venv"; }
-    log ".venv: pip install -e '.[backends,test]'"
+    log ".venv: pip install -e '.[backends,test,docs]'"
     rm -f "$stamp"
-    pip_install "$venv" -e "${ROOT}[backends,test]"
+    pip_install "$venv" -e "${ROOT}[backends,test,docs]"
     # upstream_style: a plugin written for ironic-inspector's interfaces
     # (the adapter's test); out_of_tree: a PXE filter driver and a
     # processing hook of another package (entry points only).
