@@ -10,6 +10,9 @@ from backends import REPO_ROOT
 
 RULES = REPO_ROOT / 'etc' / 'prometheus' / 'inspector-ha.rules.yaml'
 RULES_TEST = REPO_ROOT / 'tests' / 'prometheus' / 'alerts_test.yaml'
+#: The rules as the Prometheus Operator takes them (a generated copy).
+PROMETHEUS_RULE = (REPO_ROOT / 'deploy' / 'kubernetes' / 'overlays' /
+                   'prometheus-rules' / 'prometheusrule.yaml')
 DASHBOARD = REPO_ROOT / 'etc' / 'grafana' / 'inspector-ha.json'
 
 _NAME = re.compile(r'\b(inspector_ha_\w+|process_start_time_seconds)\b')

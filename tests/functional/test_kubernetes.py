@@ -18,6 +18,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2] / 'deploy' / 'kubernetes'
 BASE = ROOT / 'base'
 ZONES = ROOT / 'overlays' / 'zones'
 HOST_NETWORK = ROOT / 'overlays' / 'host-network-workers'
+RULES = ROOT / 'overlays' / 'prometheus-rules'
 KUBERNETES = '1.30.0'
 HOST = 'kubernetes.io/hostname'
 ZONE = 'topology.kubernetes.io/zone'
@@ -136,3 +137,12 @@ def test_the_host_network_workers_may_change_the_host_firewall():
     assert set(pod['containers'][0]['securityContext']['capabilities'][
         'add']) == {'NET_ADMIN', 'NET_RAW'}
     assert 'hostNetwork' not in _pod(docs, 'inspector-ha-api')
+
+
+def test_the_rules_overlay_adds_one_prometheusrule_to_the_base():
+    base = kustomize.render(BASE)
+    docs = kustomize.render(RULES)
+    added = [d for d in docs if d not in base]
+    assert len(docs) == len(base) + 1
+    assert [d['kind'] for d in added] == ['PrometheusRule']
+    assert added[0]['spec']['groups'][0]['rules']

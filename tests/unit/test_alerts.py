@@ -6,6 +6,7 @@ cluster's scrapes)."""
 import subprocess
 
 import prometheus_client
+import yaml
 
 import monitoring
 import needs
@@ -45,3 +46,10 @@ def test_the_rules_and_the_dashboard_name_only_defined_series():
 def _alert_names(text, key='- alert:'):
     return [line.split(':', 1)[1].strip() for line in text.splitlines()
             if line.strip().startswith(key)]
+
+
+def test_the_prometheusrule_overlay_carries_the_rule_file_unchanged():
+    overlay = yaml.safe_load(monitoring.PROMETHEUS_RULE.read_text())
+    assert overlay['kind'] == 'PrometheusRule'
+    assert overlay['spec'] == yaml.safe_load(monitoring.RULES.read_text()), (
+        'run python3 tools/make-prometheusrule.py')
