@@ -305,3 +305,129 @@ class DrivingIronic(Ironic):
 
     def inventory(self, uuid_):
         return self.request('GET', f'/v1/nodes/{uuid_}/inventory')
+
+
+#: ironic-inspector's default processing hooks under Ironic 39's names.
+BUILTIN_HOOKS = ('ramdisk-error,validate-interfaces,ports,architecture,'
+                 'root-device,cpus,memory,boot-mode,cpu-capabilities,'
+                 'pci-devices')
+# (Ironic's default_hooks are the first four; its migration doc maps
+# root_disk_selection to root-device, scheduler to architecture and memory
+# (cpus and root-device's local_gb complete it), capabilities to
+# boot-mode and cpu-capabilities, pci_devices to pci-devices.)
+
+#: Ironic's own in-band inspection (the ``agent`` inspect interface, which
+#: sites use since Ironic 33 removed ``inspector``) on fake hardware: the
+#: ``fake`` boot interface refuses managed inspection, so Ironic only
+#: powers the node on and waits for the ramdisk's
+#: ``/v1/continue_inspection``; the ramdisk logs of a failed inspection
+#: go to its own directory.
+INSPECTING_CONF = """
+[DEFAULT]
+enabled_inspect_interfaces = agent,fake,no-inspect
+default_inspect_interface = agent
+[inspector]
+require_managed_boot = false
+hooks = {hooks}
+[agent]
+deploy_logs_local_path = {tmpdir}/deploy-logs
+"""
+
+#: Provision states of an inspection under way.
+INSPECTING_STATES = ('inspecting', 'inspect wait')
+
+
+class InspectingIronic(Ironic):
+    """Ironic 39 inspecting nodes itself (the ``agent`` inspect interface,
+    :data:`BUILTIN_HOOKS`, its inspection rules, API 1.96): what replaces
+    ironic-inspector at sites that dropped it."""
+
+    name = 'ironic-inspecting'
+
+    def __init__(self, port=None, hooks=BUILTIN_HOOKS, extra_conf=''):
+        super().__init__(port=port)
+        self.extra_conf = INSPECTING_CONF.format(
+            hooks=hooks, tmpdir=self.tmpdir) + extra_conf
+
+    def _wait_node(self, uuid_, done, timeout, what):
+        """Poll the node until ``done(provision_state)``; return it."""
+        def reached():
+            node = self.get_node(uuid_)
+            return node if done(node['provision_state']) else None
+        return wait_for(reached, timeout, interval=0.05,
+                        message=f'node {uuid_} not {what} after {timeout} s')
+
+    def inspect(self, uuid_, payload, timeout=60):
+        """Inspect the node with the ``agent`` interface (moving it to
+        ``manageable`` first): ``payload`` (IPA's post: ``inventory`` and
+        plugin data) is what its ramdisk posts to
+        ``/v1/continue_inspection``. Returns the node at the end; raises
+        RuntimeError with its ``last_error`` if it ended ``inspect
+        failed``."""
+        node = self.get_node(uuid_)
+        if node['inspect_interface'] != 'agent':
+            self.request('PATCH', f'/v1/nodes/{uuid_}', json=[
+                {'op': 'replace', 'path': '/inspect_interface',
+                 'value': 'agent'}])
+        if node['provision_state'] != 'manageable':
+            self.set_provision_state(uuid_, 'manage', 'manageable', timeout)
+        self.set_provision_state(uuid_, 'inspect')
+        node = self._wait_node(
+            uuid_, lambda s: s in ('inspect wait', 'inspect failed'),
+            timeout, 'waiting for its ramdisk')
+        if node['provision_state'] == 'inspect wait':
+            self.request('POST', '/v1/continue_inspection',
+                         expect=(200, 202), json=payload)
+            node = self._wait_node(
+                uuid_, lambda s: s not in INSPECTING_STATES, timeout,
+                'inspected')
+        if node['provision_state'] == 'inspect failed':
+            # The conductor writes the error of its asynchronous processing
+            # just after the state.
+            node = self._failed(uuid_)
+            raise RuntimeError(f'Ironic failed to inspect node {uuid_}: '
+                               f'{node["last_error"]}')
+        return node
+
+    def _failed(self, uuid_, timeout=5):
+        """The failed node once its ``last_error`` is written (or as it is
+        after ``timeout`` seconds)."""
+        def with_error():
+            node = self.get_node(uuid_)
+            return node if node['last_error'] else None
+        try:
+            return wait_for(with_error, timeout, interval=0.05)
+        except TimeoutError:
+            return self.get_node(uuid_)
+
+    def traits(self, uuid_):
+        return self.request('GET', f'/v1/nodes/{uuid_}/traits')['traits']
+
+    # --- inspection rules (API 1.96) ----------------------------------------
+
+    def create_rule(self, rule):
+        """POST an inspection rule; return it as Ironic shows it.
+
+        Ironic 39 stores a rule without ``conditions`` yet answers 500;
+        it refuses bad action or condition args with a 500 too; it takes
+        any string as a client-given ``uuid``, though only a UUID can be
+        shown or deleted afterwards."""
+        return self.request('POST', '/v1/inspection_rules', expect=(201,),
+                            json=rule)
+
+    def rules(self):
+        """Every inspection rule, in detail. (Pages by marker: the ``next``
+        links of Ironic 39's list point at ``/v1/inspection``.)"""
+        found, marker = [], ''
+        while True:
+            page = self.request(
+                'GET', '/v1/inspection_rules?detail=true' + marker)
+            found += page['inspection_rules']
+            if not page.get('next'):
+                return found
+            marker = '&marker=' + found[-1]['uuid']
+
+    def delete_rules(self):
+        for rule in self.rules():
+            self.request('DELETE', f'/v1/inspection_rules/{rule["uuid"]}',
+                         expect=(204,))
