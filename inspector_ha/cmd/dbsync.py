@@ -6,7 +6,8 @@ previous one needed (refused while a member of it is alive or an online
 data migration is unfinished), plain ``upgrade`` does both (a cold
 upgrade, or a new database). ``online_data_migrations`` moves data
 between old and new places in batches; it exits 1 while rows are left
-(with ``--max-count``), 0 when done.
+(with ``--max-count``), 0 when done. ``export-to-ironic`` converts
+the introspection rules into Ironic's (:mod:`inspector_ha.cmd.export`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from oslo_config import cfg
 
 from inspector_ha.cmd import common
+from inspector_ha.cmd import export
 from inspector_ha.cmd import upgrades
 from inspector_ha.cmd import upstream
 from inspector_ha.db import migration
@@ -38,6 +40,7 @@ def _add_commands(subparsers: Any) -> None:
     online.add_argument('--max-count', type=int, default=None,
                         help='move at most this many rows')
     upstream.add_commands(subparsers)
+    export.add_commands(subparsers)
 
 
 COMMAND = cfg.SubCommandOpt('command', title='Command',
@@ -81,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     if refusal is not None:
         return refusal
     url = conf.database.connection
+    if conf.command.name == export.EXPORT:
+        return export.run(conf)
     if conf.command.name == 'online_data_migrations':
         return _online(conf)
     if conf.command.name == 'upgrade':

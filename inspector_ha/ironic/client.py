@@ -187,9 +187,17 @@ class Ironic:
         with pacing.call(None if name in BMC_BOUND else name):
             return func()
 
+    def api(self, method: str, path: str, microversion: str,
+            json: Any = None) -> Any:
+        """One REST call at ``microversion``, retried; its JSON. For the
+        calls the service does not make itself (``export-to-ironic``)."""
+        return self._request(path, method, path, json=json,
+                             microversion=microversion)
+
     def _request(self, name: str, method: str, path: str,
                  params: Mapping[str, Any] | None = None, json: Any = None,
-                 fence: Callable[[], object] | None = None) -> Any:
+                 fence: Callable[[], object] | None = None,
+                 microversion: str | None = None) -> Any:
         """One REST call on the baremetal endpoint (``conn.baremetal``'s
         request: the same session, endpoint and microversion as its
         methods) without openstacksdk's resource layer, for the calls of
@@ -200,8 +208,13 @@ class Ironic:
         def once() -> Any:
             if fence is not None:
                 fence()
+            # NOTE: only when given: the adapter's own default is the
+            # service's [ironic] api_version.
+            versioned = {} if microversion is None else {
+                'microversion': microversion}
             response = self._adapter().request(
-                path, method, raise_exc=False, params=params, json=json)
+                path, method, raise_exc=False, params=params, json=json,
+                **versioned)
             sdk_exc.raise_from_response(response)
             return response.json() if response.content else None
         return self._measured(name, once)
