@@ -60,9 +60,10 @@ class _Process:
         while True:
             service = self._service()
             failure = self._serve(service)
-            if (self.terminated.is_set() or
-                    not _database_outage(failure) or
-                    not self._wait_for_database(service)):
+            if self.terminated.is_set() or not _database_outage(failure):
+                break
+            if not self._wait_for_database(service):
+                failure = None  # SIGTERM while waiting: a clean stop
                 break
         if self.listener is not None:
             self.listener.stop()
@@ -115,6 +116,7 @@ class _Process:
                 service.store.ping()
             except Exception:
                 continue
+            service.store.dispose()
             LOG.warning('The database answers again: starting a new '
                         'member')
             return True
