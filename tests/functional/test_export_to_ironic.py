@@ -35,10 +35,11 @@ def _cond(op, field, value=None, **extra):
 #: Every convertible condition (true on the test's hardware) and action,
 #: and a rule whose condition is false; oldest first.
 RULES = [
-    {'description': 'eq on text, set-attribute',
+    {'description': 'eq on text, set-attribute, example (a log line)',
      'conditions': [_cond('eq', 'inventory.cpu.architecture', 'x86_64')],
      'actions': [{'action': 'set-attribute', 'path': '/extra/eq',
-                  'value': 'yes'}]},
+                  'value': 'yes'},
+                 {'action': 'example'}]},
     {'description': 'eq on an integer, ne, a formatted value',
      'conditions': [_cond('eq', 'inventory.cpu.count', 4),
                     _cond('ne', 'inventory.cpu.architecture', 'aarch64')],
