@@ -44,6 +44,8 @@ class TimedRamdisks(ramdisk.Ramdisks):
                          **retry)
         self._engine = sa.create_engine(database_url,
                                         poolclass=sa.pool.NullPool)
+        #: Which nodes' ramdisks have booted (their UUIDs).
+        self.booted = POWERED_ON
         self._interval = poll_interval
         self.outcomes = measure.Outcomes()
 
@@ -51,7 +53,7 @@ class TimedRamdisks(ramdisk.Ramdisks):
         while self._pending and not self._stop.wait(self._interval):
             try:
                 with self._engine.connect() as conn:
-                    powered_on = conn.execute(POWERED_ON).scalars().all()
+                    powered_on = conn.execute(self.booted).scalars().all()
             except sa.exc.SQLAlchemyError:
                 continue
             for uuid in powered_on:

@@ -214,12 +214,16 @@ class Outcomes:
         for a refused or broken connection (which ironic-python-agent
         retries), or ``not_retried`` for any other failure, such as an
         answer that did not come in time."""
+        return self.request('POST', url, not_retried, **kwargs)
+
+    def request(self, method, url, not_retried=None, **kwargs):
+        """:meth:`post` with another method."""
         with self._lock:
             self._in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self._in_flight)
         began = time.monotonic()
         try:
-            resp = requests.post(url, **kwargs)
+            resp = requests.request(method, url, **kwargs)
         except requests.RequestException as exc:
             self._count(self.failures, classify(exc), None)
             return None if isinstance(
