@@ -66,6 +66,18 @@ def coordination_url(request):
 
 
 @pytest.fixture(scope='session')
+def inspecting_ironic(obtain_backend):
+    """A private Ironic 39 inspecting nodes itself (its ``agent``
+    interface and inspection rules), stopped at the end. Tests share it:
+    create your own nodes, and delete every rule you leave."""
+    server = ironic_server.InspectingIronic()
+    try:
+        yield obtain_backend(server.start)
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope='session')
 def ironic(obtain_backend):
     """A private all-in-one Ironic 39 with fake hardware, stopped at the
     end.  Tests share it: create your own nodes and delete them."""

@@ -17,7 +17,6 @@ import backends
 import batch
 import cluster as cluster_mod
 import embedded
-import ironic_server
 import ramdisk
 
 SCOPE = 'rack-a'
@@ -89,13 +88,6 @@ REFUSED = [
 RULE_CAPABILITIES = {'rule_net', OLD_CAPABILITY, 'scoped'}
 
 
-@pytest.fixture(scope='module')
-def inspecting_ironic(obtain_backend):
-    server = obtain_backend(ironic_server.InspectingIronic().start)
-    yield server
-    server.stop()
-
-
 def _node(ironic, index):
     """A node of the test's hardware (in the rules' scope, with the
     capability a rule removes) and its ramdisk's post."""
@@ -143,6 +135,7 @@ def _effects(ironic, uuid):
 def test_exported_rules_give_an_ironic_inspected_node_the_same_changes(
         tmp_path, inspecting_ironic):
     ironic = inspecting_ironic
+    ironic.delete_rules()
     proc, url = embedded.start(tmp_path, ironic.url)
     try:
         _create_rules(url, RULES)
@@ -170,6 +163,7 @@ def test_exported_rules_give_an_ironic_inspected_node_the_same_changes(
     assert expected['capabilities'] == ['rule_net:yes',
                                         'scoped:rack-x86_64'], expected
     assert _effects(ironic, theirs) == expected
+    ironic.delete_rules()
 
 
 def test_a_dry_run_prints_the_converted_rules_and_writes_nothing(

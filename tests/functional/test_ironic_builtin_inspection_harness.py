@@ -6,7 +6,6 @@ from a simulated ramdisk's post gets what the hooks and a rule set."""
 
 import pytest
 
-import ironic_server
 import ramdisk
 
 MACS = ['52:54:00:39:00:01', '52:54:00:39:00:02']
@@ -21,48 +20,41 @@ ACTIONS = [
 ]
 
 
-@pytest.fixture(scope='module')
-def inspecting(obtain_backend):
-    server = ironic_server.InspectingIronic()
-    try:
-        yield obtain_backend(server.start)
-    finally:
-        server.close()
-
-
 @pytest.fixture
-def node(inspecting):
-    """A node with two PXE ports and a BMC address (``manageable``); it
-    and every rule are deleted afterwards."""
-    uuid_ = inspecting.create_node(name='harness', macs=MACS,
-                                   bmc_address=BMC)
+def node(inspecting_ironic):
+    """A node with two PXE ports and a BMC address (``manageable``), on
+    an Ironic with no rule (the Ironic is shared); it and every rule are
+    deleted afterwards."""
+    ironic = inspecting_ironic
+    ironic.delete_rules()
+    uuid_ = ironic.create_node(name='harness', macs=MACS, bmc_address=BMC)
     try:
         yield uuid_
     finally:
-        inspecting.delete_rules()
-        if inspecting.get_node(uuid_)['provision_state'] != 'manageable':
-            inspecting.set_provision_state(uuid_, 'manage', 'manageable')
-        inspecting.delete_node(uuid_)
+        ironic.delete_rules()
+        if ironic.get_node(uuid_)['provision_state'] != 'manageable':
+            ironic.set_provision_state(uuid_, 'manage', 'manageable')
+        ironic.delete_node(uuid_)
 
 
 def test_ironic_inspects_a_node_with_its_agent_interface_and_applies_a_rule(
-        inspecting, node):
-    rule = inspecting.create_rule({
+        inspecting_ironic, node):
+    rule = inspecting_ironic.create_rule({
         'description': 'smoke', 'conditions': [
             {'op': 'eq', 'args': {
                 'values': ['{inventory[cpu][architecture]}', 'x86_64']}}],
         'actions': ACTIONS})
-    assert [r['uuid'] for r in inspecting.rules()] == [rule['uuid']]
+    assert [r['uuid'] for r in inspecting_ironic.rules()] == [rule['uuid']]
     assert (rule['phase'], rule['priority']) == ('main', 0)
 
-    inspected = inspecting.inspect(
+    inspected = inspecting_ironic.inspect(
         node, ramdisk.ipa_payload(MACS, bmc_address=BMC))
 
     assert inspected['provision_state'] == 'manageable'
     assert inspected['inspect_interface'] == 'agent'
     properties = inspected['properties']
     assert properties['rule_hit'] == 'yes'
-    assert inspecting.traits(node) == ['CUSTOM_RULED']
+    assert inspecting_ironic.traits(node) == ['CUSTOM_RULED']
     # What the hooks set: architecture, cpus, memory, root-device (local_gb:
     # 100 GiB less the 1 GiB of partitioning spacing) and boot-mode (the
     # ramdisk's current boot mode), before the rule ran; set-capability
@@ -73,24 +65,25 @@ def test_ironic_inspects_a_node_with_its_agent_interface_and_applies_a_rule(
         'capabilities': 'boot_mode:bios,boot_mode:uefi'}
     assert 'boot_mode:uefi' in properties['capabilities'].split(',')
     assert sorted((p['address'], p['pxe_enabled'])
-                  for p in inspecting.ports(node)) == [
+                  for p in inspecting_ironic.ports(node)) == [
         (MACS[0], True), (MACS[1], False)]
 
 
 def test_ironic_fails_inspecting_on_a_condition_with_a_list_of_args(
-        inspecting, node):
+        inspecting_ironic, node):
     """The deprecated list form of ``args`` maps the list onto the
     operator's arguments in order: ``eq``'s ``values`` gets the first
     item alone (and ``force_strings`` the second), which Ironic accepts
     when the rule is created and fails the inspection on."""
-    inspecting.create_rule({'conditions': [
+    inspecting_ironic.create_rule({'conditions': [
         {'op': 'eq', 'args': ['{inventory[cpu][architecture]}', 'x86_64']}],
         'actions': ACTIONS})
 
     with pytest.raises(RuntimeError, match="Expected list for 'values'"):
-        inspecting.inspect(node, ramdisk.ipa_payload(MACS, bmc_address=BMC))
+        inspecting_ironic.inspect(node, ramdisk.ipa_payload(
+            MACS, bmc_address=BMC))
 
-    failed = inspecting.get_node(node)
+    failed = inspecting_ironic.get_node(node)
     assert failed['provision_state'] == 'inspect failed'
     assert 'rule_hit' not in failed['properties']
-    assert inspecting.traits(node) == []
+    assert inspecting_ironic.traits(node) == []
