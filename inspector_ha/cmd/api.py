@@ -64,8 +64,8 @@ def serve(conf: cfg.ConfigOpts, all_in_one: bool = False) -> int:
         raise
     common.on_signals(server.Drain(probes, listener, service.stop,
                                    conf.api.drain_time), conf)
-    if not common.start(service, workers=all_in_one,
-                        periodic_jobs=all_in_one):
+    if common.start(service, workers=all_in_one,
+                    periodic_jobs=all_in_one) is not None:
         return 1
     common.ready(listener)
     liveness.beat_until(service.stop)

@@ -185,12 +185,15 @@ def serve_metrics(conf: cfg.ConfigOpts) -> bool:
         return False
 
 
-def start(service: service_mod.Service, **kwargs: Any) -> bool:
-    """Start the service; False (after cleaning up) if a backend is gone."""
+def start(service: service_mod.Service, **kwargs: Any
+          ) -> BaseException | None:
+    """Start the service; what kept it from starting (a backend gone, or
+    a stop meanwhile: ``retry.Interrupted``), after cleaning up, or
+    None."""
     try:
         service.start(**kwargs)
-        return True
+        return None
     except retry.UNAVAILABLE_OR_STOPPING as exc:
         LOG.error('Could not start: %s', exc)
         service.shutdown()
-        return False
+        return exc

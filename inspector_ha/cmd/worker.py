@@ -84,12 +84,10 @@ class _Process:
             self.conf, service.store, service.coordinator)
         self.router.routes[health.PATH] = health.middleware(self.conf,
                                                             probes)
-        try:
-            service.start(workers=True, periodic_jobs=True)
-        except retry.UNAVAILABLE_OR_STOPPING as exc:
-            LOG.error('Could not start: %s', exc)
-            service.shutdown()
-            return None if isinstance(exc, retry.Interrupted) else exc
+        unstarted = common.start(service, workers=True, periodic_jobs=True)
+        if unstarted is not None:
+            return None if isinstance(unstarted, retry.Interrupted) \
+                else unstarted
         if not self.started:
             if not common.serve_metrics(self.conf):
                 service.shutdown()
