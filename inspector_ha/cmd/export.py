@@ -74,11 +74,12 @@ def _listed(ironic: ironic_client.Ironic) -> set[str]:
     """The UUIDs of Ironic's inspection rules, every page. NOTE: by
     marker: the ``next`` links of Ironic 39's list are wrong."""
     found: set[str] = set()
-    marker = ''
+    query: dict[str, str] = {}
     while True:
-        page = ironic.api('GET', RULES_PATH + marker, export.API_VERSION)
+        page = ironic.api('GET', RULES_PATH, export.API_VERSION,
+                          params=query)
         uuids = [rule['uuid'] for rule in page['inspection_rules']]
         found.update(uuids)
         if not page.get('next') or not uuids:
             return found
-        marker = '?marker=' + uuids[-1]
+        query = {'marker': uuids[-1]}

@@ -188,10 +188,11 @@ class Ironic:
             return func()
 
     def api(self, method: str, path: str, microversion: str,
-            json: Any = None) -> Any:
+            json: Any = None, params: Mapping[str, Any] | None = None
+            ) -> Any:
         """One REST call at ``microversion``, retried; its JSON. For the
         calls the service does not make itself (``export-to-ironic``)."""
-        return self._request(path, method, path, json=json,
+        return self._request(path, method, path, params=params, json=json,
                              microversion=microversion)
 
     def _request(self, name: str, method: str, path: str,
