@@ -177,7 +177,7 @@ def _cpu_groups(deployment, ironic):
                      else [])
 
 
-def _with_totals(cpu, own):
+def with_totals(cpu, own):
     """Add the totals of the service's processes (the groups ``own``)
     and of Ironic's."""
     ironic = [k for k in cpu if k.startswith(measure.IRONIC_GROUP)]
@@ -186,7 +186,7 @@ def _with_totals(cpu, own):
         measure.IRONIC_TOTAL: round(sum(cpu[r] for r in ironic), 3)})
 
 
-def _per_node_ms(cpu, count):
+def per_node_ms(cpu, count):
     return {k: round(v / count * 1000, 1) for k, v in cpu.items()
             if not k.startswith('_')}
 
@@ -227,7 +227,7 @@ def run(deployment, ironic, nodes, args):
     uuids, count = list(nodes), len(nodes)
     groups = _cpu_groups(deployment, ironic)
     own = list(deployment['roles'])
-    idle = _with_totals(measure_idle(groups, args.settle, args.idle), own)
+    idle = with_totals(measure_idle(groups, args.settle, args.idle), own)
     meter = measure.CpuMeter(groups)
     window = ironic_log.Window(ironic.log_path)
     # NOTE: the ramdisks retry as ironic-python-agent 13 does, whichever
@@ -255,7 +255,7 @@ def run(deployment, ironic, nodes, args):
     waited = load.wait_all(deployment['api_urls'][0], accepted,
                            args.timeout)
     detected = time.monotonic() - began
-    cpu = _with_totals(meter.stop(), own)
+    cpu = with_totals(meter.stop(), own)
     profile = sampler.stop() if sampler else {}
     window.stop()
     memory = _memory(deployment['named_pids'], ironic)
@@ -280,8 +280,8 @@ def run(deployment, ironic, nodes, args):
         'start': start.report(), 'continue': disks.outcomes.report(),
         'ironic': ironic_log.analyse(window.calls(), count),
         'cpu_s': cpu, 'idle_cpu_s': idle,
-        'cpu_ms_per_node': _per_node_ms(cpu, count),
-        'cpu_ms_per_node_net_of_idle': _per_node_ms(
+        'cpu_ms_per_node': per_node_ms(cpu, count),
+        'cpu_ms_per_node_net_of_idle': per_node_ms(
             _net_of_idle(cpu, idle), count),
         'memory': memory,
         'status_read_cpu_ms': status_read_ms,

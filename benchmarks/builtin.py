@@ -179,7 +179,7 @@ def run(ironic, nodes, args, fault=None):
     called once a third of the nodes finished."""
     uuids, count = list(nodes), len(nodes)
     groups = batches.ironic_groups(ironic)
-    idle = batches._with_totals(batches.measure_idle(
+    idle = batches.with_totals(batches.measure_idle(
         groups, args.settle, args.idle), [])
     disks = Ramdisks(ironic.database_url, [ironic.url], nodes,
                      args.concurrency, args.poll_interval, **ramdisk.IPA13)
@@ -195,7 +195,7 @@ def run(ironic, nodes, args, fault=None):
         fault(ironic)
     rows, finished_at = wait_all(ironic.database_url, accepted,
                                  args.timeout)
-    cpu = batches._with_totals(meter.stop(), [])
+    cpu = batches.with_totals(meter.stop(), [])
     disks.stop()
     outcome = outcome_of(rows, uuids)
     if fault is not None:
@@ -213,7 +213,7 @@ def run(ironic, nodes, args, fault=None):
         'start': start.report(), 'continue': disks.outcomes.report(),
         # NOTE: a killed process's CPU leaves the sums: none is given.
         'cpu_s': None if fault else cpu, 'idle_cpu_s': idle,
-        'cpu_ms_per_node': None if fault else batches._per_node_ms(
+        'cpu_ms_per_node': None if fault else batches.per_node_ms(
             cpu, count),
         'progress_fraction_done_at_s': load.progress(finished_at,
                                                      began_wall)}

@@ -26,6 +26,7 @@ import ironic_split
 import load
 import run as run_mod
 import testpath  # noqa: F401  (tests/functional on sys.path)
+import backends
 import ironic_server
 import ramdisk
 
@@ -77,7 +78,10 @@ def split_with_a_worker_killed(args, tmp):
             disks.start()
             began = time.time()
             _start, accepted = load.start_all(urls, uuids, args.concurrency)
-            _wait_for_a_third(urls[0], uuids, args.timeout)
+            backends.wait_for(lambda: sum(
+                1 for s in load.statuses(urls[0], set(uuids)).values()
+                if s.get('finished')) >= len(uuids) // 3, args.timeout,
+                interval=0.2)
             victim = the_cluster.workers[0]
             victim.kill()
             batches.log('SIGKILLed worker %d' % victim.pid)
@@ -89,16 +93,6 @@ def split_with_a_worker_killed(args, tmp):
             'elapsed_s': round(waited['finished_at'][-1] - began, 2)
             if waited['finished_at'] else None,
             'deployment': 'inspector-ha split cluster, worker SIGKILLed'}
-
-
-def _wait_for_a_third(url, uuids, timeout):
-    began = time.monotonic()
-    while time.monotonic() - began < timeout:
-        done = load.statuses(url, set(uuids))
-        if sum(1 for s in done.values() if s.get('finished')) >= \
-                len(uuids) // 3:
-            return
-        time.sleep(0.2)
 
 
 def _phases(args, tmp):
