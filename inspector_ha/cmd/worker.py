@@ -43,6 +43,8 @@ class _Process:
         self.terminated = threading.Event()
         self.liveness = health.Liveness(conf.worker.shutdown_timeout + 10)
         self.router = health.Router({health.LIVE_PATH: self.liveness})
+        if conf.metrics.enabled:
+            self.router.routes[metrics.PATH] = metrics.app()
         self.listener: server.Listener | None = common.health_listener(
             conf, self.router)
         self.service: service_mod.Service | None = None
@@ -73,8 +75,6 @@ class _Process:
         service = self.service = service_mod.Service(self.conf)
         if self.terminated.is_set():
             service.stop.set()
-        if self.conf.metrics.enabled:
-            self.router.routes[metrics.PATH] = metrics.app()
         return service
 
     def _serve(self, service: service_mod.Service) -> BaseException | None:
