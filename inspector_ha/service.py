@@ -12,7 +12,6 @@ method. No component receives the service.
 
 from __future__ import annotations
 
-import functools
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -233,9 +232,11 @@ class Service:
         self.share = cluster_share.ClusterShare(opts.cluster_concurrency,
                                                 opts.pool_size)
         self.pacing = _pacing(opts, self.stop)
+        handling = self.worker()
         self._consumer = queue.Consumer(
             transport=self.transport, topic=self.conf.queue.topic,
-            handler=self.worker().handle, pool_size=opts.pool_size,
+            handler=handling.handle, hold=handling.hold,
+            pool_size=opts.pool_size, window=_prefetch_window(self.conf),
             get_timeout=opts.queue_get_timeout, stop=self.stop,
             requeue_delay=opts.requeue_delay, share=self.share)
         self._consumer.start()
@@ -258,9 +259,12 @@ class Service:
             # could take anything over.
             found.append(self._leader_loop(
                 'take_over', self.conf.worker.take_over_period,
-                functools.partial(periodic.take_over, self.store,
-                                  self.publisher, self._member_ids,
-                                  self.member_id), log_runs=False))
+                periodic.TakeOver(
+                    store=self.store, publisher=self.publisher,
+                    members=self._member_ids, me=self.member_id,
+                    period=self.conf.worker.take_over_period,
+                    longest=self.conf.worker.redrive_after),
+                log_runs=False))
         if self.firewall is not None:
             found += self._firewall_leader_loops(self.conf.pxe_filter)
         return found
@@ -411,19 +415,23 @@ def _coordinator(conf: cfg.ConfigOpts, member_id: str,
         conf.coordination.lease_timeout)
 
 
+def _prefetch_window(conf: cfg.ConfigOpts) -> int:
+    """How many unacknowledged messages RabbitMQ hands one worker (0:
+    not RabbitMQ, or no limit set)."""
+    if 'oslo_messaging_rabbit' not in conf:
+        return 0
+    return int(conf.oslo_messaging_rabbit.rabbit_qos_prefetch_count)
+
+
 def _tune_rabbit(conf: cfg.ConfigOpts) -> None:
     """oslo.messaging's RabbitMQ driver options this service needs."""
     if 'oslo_messaging_rabbit' not in conf:
         return
-    # One unacknowledged message per worker thread.
-    conf.set_default('rabbit_qos_prefetch_count', 1,
+    # NOTE: twice the pool: the listener acknowledges between polls, and
+    # a window as large as the pool left each slot waiting for that
+    # (benchmarks/results/2026-12-07-listener-ack.md).
+    conf.set_default('rabbit_qos_prefetch_count', 2 * conf.worker.pool_size,
                      group='oslo_messaging_rabbit')
-    # NOTE: heartbeat_timeout_threshold keeps oslo.messaging's 60 s: a
-    # worker thread's listener sends heartbeats only while it polls, and
-    # RabbitMQ drops a connection 2 to 3 timeouts after its last data, so
-    # a shorter timeout would drop the connection of a thread busy with a
-    # long request (a reboot throttle's wait, a slow Ironic) and deliver
-    # its message again (doc/guarantees.md D3).
     # NOTE: the driver's option is whole seconds, at least 1.
     conf.set_default('rabbit_retry_interval',
                      max(1, round(conf.queue.retry_timeout)),

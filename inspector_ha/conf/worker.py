@@ -59,8 +59,10 @@ OPTS = [
                     'to one call. Above 1, every worker counts the live '
                     'workers, as for cluster_concurrency.'),
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
-                 help='How long one get from the queue blocks; bounds how '
-                      'long a stopping worker waits for the queue.'),
+                 help='How long a delivered request waits for a slot of '
+                      'this worker\'s share of cluster_concurrency before '
+                      'it is put back for another worker; with fake:// how '
+                      'long one get from the queue blocks.'),
     cfg.FloatOpt('requeue_delay', default=0.2, min=0.0, max=30.0,
                  help='Pause before a request is put back unconsumed '
                       '(node locked, store unavailable), to avoid spinning.'),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -37,24 +38,58 @@ def redrive(store: db_api.Store, publisher: queue.Publishing,
         LOG.info('Re-drove %d requests', len(stale))
 
 
-def take_over(store: db_api.Store, publisher: queue.Publishing,
-              members: Callable[[], Iterable[str]], me: str,
-              fence: Fence) -> None:
-    """Publish again the open requests held by members whose lease
-    lapsed (gone from ``members()``, the member group): a worker that
-    died, froze or was cut off, or an API process that may not have
-    published what it accepted (``doc/guarantees.md`` D3c). A listing
-    without this member (``me``) is not trusted."""
-    live = set(members())
-    if me not in live:
-        return
-    if not store.transaction(ledger.held_by_others, live, 1):
-        return
-    orphans = store.transaction(_release_held, fence, live)
-    _publish(publisher, orphans)
-    for holder in sorted({r.held_by or '' for r in orphans}):
-        LOG.info('Took over %d requests of member %s, whose lease lapsed',
-                 sum(r.held_by == holder for r in orphans), holder)
+class TakeOver:
+    """Publish again the open requests held by members whose lease lapsed
+    (gone from ``members()``, the member group): a worker that died, froze
+    or was cut off, or an API process that may not have published what
+    it accepted (``doc/guarantees.md`` D3c). A listing without this
+    member (``me``) is not trusted.
+
+    A request stays held by the lapsed member until a live one counts a
+    delivery of it, and is published again after one run, then 2, 4 and
+    so on up to ``longest`` seconds: a frozen worker's connection stays
+    open, and RabbitMQ may hand a copy to it while its prefetch window
+    has room; each such copy fills the window, so one copy reaches a
+    live member in the end.
+    """
+
+    def __init__(self, *, store: db_api.Store, publisher: queue.Publishing,
+                 members: Callable[[], Iterable[str]], me: str,
+                 period: float, longest: float) -> None:
+        self._store = store
+        self._publisher = publisher
+        self._members = members
+        self._me = me
+        self._period = period
+        self._longest = longest
+        #: request id -> (when it is due again, the wait after that)
+        self._schedule: dict[str, tuple[float, float]] = {}
+
+    def __call__(self, fence: Fence) -> None:
+        live = set(self._members())
+        if self._me not in live:
+            return
+        held = self._store.transaction(ledger.held_by_others, live)
+        now = time.monotonic()
+        self._schedule = {r.id: self._schedule[r.id] for r in held
+                          if r.id in self._schedule}
+        due = [r for r in held
+               if self._schedule.get(r.id, (now, 0.0))[0] <= now]
+        if not due:
+            return
+        self._store.transaction(_touch_held, fence, due)
+        _publish(self._publisher, due)
+        first = [r for r in due if r.id not in self._schedule]
+        for request in due:
+            wait = self._schedule.get(request.id, (now, self._period))[1]
+            self._schedule[request.id] = (now + wait,
+                                          min(2 * wait, self._longest))
+        for holder in sorted({r.held_by or '' for r in first}):
+            LOG.info('Took over %d requests of member %s, whose lease lapsed',
+                     sum(r.held_by == holder for r in first), holder)
+        if len(due) > len(first):
+            LOG.debug('Published again %d requests no live member counted',
+                      len(due) - len(first))
 
 
 def time_out(store: db_api.Store, publisher: queue.Publishing,
@@ -111,12 +146,12 @@ def _touch_stale(conn: sa.Connection, fence: Fence,
     return stale
 
 
-def _release_held(conn: sa.Connection, fence: Fence,
-                  live: set[str]) -> list[models.Request]:
+def _touch_held(conn: sa.Connection, fence: Fence,
+                held: list[models.Request]) -> None:
+    """Stamp the requests published again (so the outbox's re-drive
+    waits), under the leader's fence: a deposed leader publishes none."""
     fence(conn)
-    held = ledger.held_by_others(conn, live)
-    ledger.release(conn, held)
-    return held
+    ledger.touch(conn, [r.id for r in held])
 
 
 def _add_timeouts(conn: sa.Connection, fence: Fence,

@@ -93,6 +93,18 @@ class Worker:
             self._note_failure(message.request_id, exc)
             return False
 
+    def hold(self, message: objects.TransitionRequest) -> None:
+        """Name this member as the holder of a delivered request that
+        waits for a slot: if its lease lapses meanwhile, the take-over
+        publishes the request again (D3c). Best effort: a failure leaves
+        the request to the outbox's re-drive (D2)."""
+        try:
+            self._store.transaction(ledger.hold, message.request_id,
+                                    self._actor)
+        except Exception as exc:
+            LOG.warning('Could not hold request %s: %r', message.request_id,
+                        exc)
+
     def _note_failure(self, request_id: str, exc: Exception) -> None:
         try:
             self._store.transaction(ledger.note_failure, request_id,

@@ -11,9 +11,10 @@ least 1 and at most its ``pool_size``; the membership watch resizes it
 when workers come or go. With no budget (0) every process runs its whole
 pool.
 
-The pool's threads numbered below the share take requests; the others
-hold no listener (so no message waits in one: with RabbitMQ a consumer
-holds a prefetched message) until the share grows to them.
+On RabbitMQ at most that many requests are handled at once
+(:meth:`ClusterShare.take`); on this process's own queue (``fake://``) the
+pool's threads numbered below the share take requests, the others wait
+until the share grows to them.
 
 :func:`share_of` also shares ``[worker] least_ironic_calls``, the least
 limit of the workers' Ironic calls at once (:mod:`inspector_ha.ironic.pacing`).
@@ -44,6 +45,7 @@ class ClusterShare:
         self._budget = budget
         self._pool_size = pool_size
         self._slots = 1 if budget > 0 else pool_size
+        self._busy = 0
         self._changed = threading.Condition()
         metrics.WORKER_SLOTS.set(self._slots)
 
@@ -67,3 +69,19 @@ class ClusterShare:
         with self._changed:
             return self._changed.wait_for(lambda: index < self._slots,
                                           timeout)
+
+    def take(self, timeout: float) -> bool:
+        """Take a slot for one request, waiting up to ``timeout`` seconds
+        for one to be free; False if none was."""
+        with self._changed:
+            if not self._changed.wait_for(
+                    lambda: self._busy < self._slots, timeout):
+                return False
+            self._busy += 1
+            return True
+
+    def give_back(self) -> None:
+        """The request of a slot from :meth:`take` is done."""
+        with self._changed:
+            self._busy -= 1
+            self._changed.notify_all()

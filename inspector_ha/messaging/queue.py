@@ -2,10 +2,10 @@
 
 Publishing uses the notification API, which declares the (optionally durable or
 quorum) queue on the broker so nothing published before the first worker starts
-is lost. Consuming is the worker loop of doc/design.md on one listener per
-thread: a message is acknowledged only after the handler returns ``True``; when
-it returns ``False`` or raises, or the process dies first, the broker delivers
-the message again (at-least-once).
+is lost. Consuming is the worker loop of doc/design.md on oslo.messaging's
+notification listener (:class:`Consumer`): a message is acknowledged only after
+the handler returns ``True``; when it returns ``False`` or raises, or the
+process dies first, the broker delivers the message again (at-least-once).
 A message of a newer release (a version or an event this one does not
 know) is put back for another member before the handler sees it, so no
 delivery is counted.
@@ -146,27 +146,39 @@ class Publisher:
 
 
 class Consumer:
-    """``pool_size`` worker threads, each running the worker loop
-    (doc/design.md) on its own listener: get with ``get_timeout`` ->
-    ``handler(request)`` -> acknowledge (True) or put back (False, or an
-    exception).
+    """The worker loop of doc/design.md for ``pool_size`` threads: take a
+    request -> ``handler(request)`` -> acknowledge (True) or put back
+    (False, or an exception).
 
-    Only the threads ``share`` admits (this process's share of ``[worker]
-    cluster_concurrency``; by default the whole pool) hold a listener and
-    poll. Each thread polls, acknowledges and requeues on its own
-    connection (kombu is not thread safe), and with
-    ``rabbit_qos_prefetch_count = 1`` holds at most one unacknowledged
-    message. A stopping thread finishes
-    the request in hand; messages it has not started stay unacknowledged
-    and return to the queue when its connection closes.
+    On oslo.messaging, through its public notification listener (a
+    threading executor of one thread per message of the prefetch
+    ``window``, ``allow_requeue``): its own thread polls the broker, so
+    heartbeats go on while requests are handled, and acknowledges between
+    polls (hence a window of twice the pool, ``service._tune_rabbit``;
+    measured in ``benchmarks/results/2026-12-07-listener-ack.md``); a
+    message waiting for a slot is held (``hold(request)``) in SQL. With
+    ``fake://``, ``pool_size`` threads each poll this process's own
+    queue.
+
+    Only as many requests as ``share`` admits (this process's share of
+    ``[worker] cluster_concurrency``; by default the whole pool) are
+    handled at once: a request beyond them waits up to ``get_timeout``
+    for a slot, then goes back for another worker. A stopping consumer
+    finishes the requests in hand and puts back the others; what it has
+    not acknowledged returns to the queue when its connection closes.
     """
 
     def __init__(self, *, transport: Transport, topic: str,
                  handler: Callable[[objects.TransitionRequest], bool],
                  pool_size: int, get_timeout: float, stop: threading.Event,
                  requeue_delay: float = 0.0,
-                 share: cluster_share.ClusterShare | None = None) -> None:
+                 share: cluster_share.ClusterShare | None = None,
+                 window: int = 0,
+                 hold: Callable[[objects.TransitionRequest], None] = (
+                     lambda request: None)) -> None:
         self._transport = transport
+        self._window = max(window, pool_size)
+        self._hold = hold
         self._requeue_delay = requeue_delay
         self._target = messaging.Target(topic=topic)
         self._handler = handler
@@ -175,49 +187,39 @@ class Consumer:
         self._stop = stop
         self._share = share or cluster_share.ClusterShare(0, pool_size)
         self._threads: list[threading.Thread] = []
-        #: When (``time.monotonic()``) a poll last brought a message: the
+        self._server: Any = None
+        #: When (``time.monotonic()``) a message was last delivered: the
         #: broker answered then (the backend watch's probe spared).
         self.delivered_at = 0.0
 
     def start(self) -> None:
+        if not isinstance(self._transport, local.LocalQueue):
+            self._server = messaging.get_notification_listener(
+                self._transport, [self._target], [_Endpoint(self)],
+                executor='threading', allow_requeue=True)
+            # NOTE: a thread for each message of the prefetch window, so
+            # none waits uncounted in the executor's queue (the frozen
+            # worker's backlog no take-over could see); the threads
+            # beyond the share wait for a slot (delivered()).
+            self._server.start(override_pool_size=self._window)
+            return
         for index in range(self._pool_size):
-            # NOTE: the listeners of the threads the share admits now are
-            # made here, so that a broker refusing them fails the start;
-            # a thread admitted later makes its own (:meth:`_listener`).
-            listener = (_poll_style_listener(self._transport, self._target)
-                        if self._share.admits(index) else None)
-            thread = threading.Thread(target=self._loop,
-                                      args=(index, listener),
-                                      name='worker-%d' % index, daemon=True)
+            thread = threading.Thread(
+                target=self._loop, args=(index, self._transport.listener()),
+                name='worker-%d' % index, daemon=True)
             thread.start()
             self._threads.append(thread)
 
-    def _loop(self, index: int, listener: Any) -> None:
-        try:
-            while not self._stop.is_set():
-                if not self._share.admits(index):
-                    _close(listener)
-                    listener = None
-                    self._share.admits(index, self._timeout)
-                    continue
-                if listener is None:
-                    listener = self._listener()
-                    continue
-                for message in _as_list(listener.poll(timeout=self._timeout)):
-                    self.delivered_at = time.monotonic()
-                    self._admitted_one(index, message)
-        finally:
-            _close(listener)
-
-    def _listener(self) -> Any:
-        """A new listener, or None: a failure is logged and tried again
-        after ``get_timeout``."""
-        try:
-            return _poll_style_listener(self._transport, self._target)
-        except Exception:
-            LOG.exception('Could not listen on the queue; trying again')
-            self._stop.wait(self._timeout)
-            return None
+    def _loop(self, index: int, listener: local.Listener) -> None:
+        """One thread on this process's own queue: the threads numbered
+        below the share take requests, the others wait for it to grow."""
+        while not self._stop.is_set():
+            if not self._share.admits(index, self._timeout):
+                continue
+            message = listener.poll(timeout=self._timeout)
+            if message is not None:
+                self.delivered_at = time.monotonic()
+                self._admitted_one(index, message)
 
     def _admitted_one(self, index: int, message: Any) -> None:
         """Handle ``message`` unless the share shrank below thread
@@ -228,39 +230,96 @@ class Consumer:
             message.requeue()
 
     def _one(self, message: Any) -> None:
+        if self.consume(message.message['payload']):
+            message.acknowledge()
+        else:
+            message.requeue()
+
+    def consume(self, payload: Any) -> bool:
+        """Whether the message carrying ``payload`` is consumed (to be
+        acknowledged) rather than put back."""
+        request = self._decoded(payload)
+        if isinstance(request, bool):
+            return request
+        return self._handled(request)
+
+    def delivered(self, payload: Any) -> bool:
+        """A message from the broker: consumed within a slot of the share,
+        or put back. One that must wait for a slot (up to
+        ``get_timeout``) is held first, so a take-over sees it if this
+        member's lease lapses meanwhile (``doc/guarantees.md`` D3c)."""
+        self.delivered_at = time.monotonic()
+        if self._stop.is_set():
+            return False
+        request = self._decoded(payload)
+        if isinstance(request, bool):
+            return request
+        if not self._share.take(0):
+            self._hold(request)
+            if not self._share.take(self._timeout):
+                return False
         try:
-            request = _request_of(message.message['payload'])
+            return self._handled(request)
+        finally:
+            self._share.give_back()
+
+    def _decoded(self, payload: Any) -> objects.TransitionRequest | bool:
+        """The request ``payload`` carries, or the fate of a message
+        that carries none this worker can handle (True: consumed)."""
+        try:
+            return _request_of(payload)
         except objects.NotUnderstood as exc:
             # NOTE: a newer member sent it: another member reads it. Put
             # back before the handler counts a delivery (max_deliveries).
             LOG.info('Putting back a message of a newer release: %s', exc)
             self._stop.wait(self._requeue_delay)
-            message.requeue()
-            return
+            return False
         except Exception as exc:
             # NOTE: it would fail the same way on every delivery. The
             # request (if any) is still open in SQL: the outbox publishes
             # it again, and a worker that can read it will take it.
             LOG.error('Dropping a message this worker cannot decode: %r',
                       exc)
-            message.acknowledge()
-            return
+            return True
+
+    def _handled(self, request: objects.TransitionRequest) -> bool:
         try:
-            consumed = self._handler(request)
+            return bool(self._handler(request))
         except Exception:
             LOG.exception('Request handling failed; it will be redelivered')
-            consumed = False
-        if consumed:
-            message.acknowledge()
-        else:
-            message.requeue()
+            return False
 
     def wait(self, timeout: float | None = None) -> None:
-        """Join the threads, all within ``timeout`` seconds in total."""
+        """Stop taking requests and wait for those in hand, all within
+        ``timeout`` seconds in total (the stop flag is set already)."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for thread in self._threads:
+        threads = list(self._threads)
+        if self._server is not None:
+            stopper = threading.Thread(target=self._stop_server,
+                                       name='consumer-stop', daemon=True)
+            stopper.start()
+            threads.append(stopper)
+        for thread in threads:
             thread.join(None if deadline is None else
                         max(0.0, deadline - time.monotonic()))
+
+    def _stop_server(self) -> None:
+        self._server.stop()
+        self._server.wait()
+
+
+class _Endpoint:
+    """The notification listener's endpoint: every request is published
+    as an ``info`` notification of :data:`EVENT_TYPE`."""
+
+    def __init__(self, consumer: Consumer) -> None:
+        self._consumer = consumer
+
+    def info(self, ctxt: Any, publisher_id: str, event_type: str,
+             payload: Any, metadata: Any) -> Any:
+        if self._consumer.delivered(payload):
+            return messaging.NotificationResult.HANDLED
+        return messaging.NotificationResult.REQUEUE
 
 
 def _request_of(payload: Any) -> objects.TransitionRequest:
@@ -278,52 +337,3 @@ def in_process(conf: cfg.ConfigOpts, url: str | None = None) -> bool:
     embedded default)."""
     return messaging.TransportURL.parse(
         conf, url or conf.transport_url).transport == 'fake'
-
-
-def _poll_style_listener(transport: Transport,
-                         target: messaging.Target) -> Any:
-    """The driver's poll-style listener for ``target``: what
-    ``get_notification_listener`` builds its server on.
-
-    NOTE: the one private path left (tests/unit/test_public_paths.py),
-    because the public listener cannot give the worker loop of
-    doc/design.md its "get with timeout" on the caller's thread:
-    - its server polls on a thread of its own and hands each message to an
-      executor whose backlog nobody counts (``deliveries``), so a frozen
-      worker holds requests no take-over can see until RabbitMQ drops its
-      connection, 60 s or more (D3c fails);
-    - acknowledgements wait for its next poll: with a prefetch window as
-      large as the pool, 28% fewer requests handled; with twice the pool,
-      RabbitMQ delivered a taken-over request to the frozen worker's room
-      (commit 8cd9705, reverted; the CI failure and the figures:
-      benchmarks/results/2026-12-07-listener-ack.md).
-    The price: a thread busy with a request sends no AMQP heartbeats
-    (``_tune_rabbit`` in :mod:`inspector_ha.service`).
-    """
-    if isinstance(transport, local.LocalQueue):
-        return transport.listener()
-    listener = transport._listen_for_notifications(
-        [(target, 'info')], None, 1, None)
-    return getattr(listener, '_poll_style_listener', listener)
-
-
-def _close(listener: Any) -> None:
-    """Stop the way the driver expects: ``stop()`` waits until a poll on
-    another thread has seen the shutdown, so this thread keeps polling,
-    putting back anything it has not started, until ``stop()`` returns.
-    None (no listener) is let be."""
-    if listener is None:
-        return
-    stopper = threading.Thread(target=listener.stop, daemon=True)
-    stopper.start()
-    while stopper.is_alive():
-        for message in _as_list(listener.poll(timeout=0.1)):
-            message.requeue()
-        stopper.join(0.01)
-    listener.cleanup()
-
-
-def _as_list(polled: Any) -> list[Any]:
-    if polled is None:
-        return []
-    return polled if isinstance(polled, list) else [polled]

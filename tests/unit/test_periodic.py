@@ -215,6 +215,12 @@ def _held(service, uuid, event, holder, status=ledger.PENDING):
                                      status=status, held_by=holder)
 
 
+def _take_over(service, published, members, me, period=0.05, longest=0.2):
+    return periodic.TakeOver(store=service.store, publisher=published,
+                             members=lambda: members, me=me, period=period,
+                             longest=longest)
+
+
 def test_requests_held_by_a_member_whose_lease_lapsed_are_published_again(
         service, put_node):
     uuids = [put_node(st.WAITING) for _ in range(3)]
@@ -222,23 +228,66 @@ def test_requests_held_by_a_member_whose_lease_lapsed_are_published_again(
     _held(service, uuids[1], st.PROCESS, 'worker-2.20')
     _held(service, uuids[2], st.ABORT, 'worker-1.10', status=ledger.DONE)
     published = _Published()
-    take_over = functools.partial(
-        periodic.take_over, service.store, published,
-        lambda: ['worker-2.20', 'api-1.30'], 'api-1.30')
+    take_over = _take_over(service, published, ['worker-2.20', 'api-1.30'],
+                           'api-1.30', period=60, longest=60)
     take_over(_fence(service, 'take_over'))
     assert published == [(gone.id, uuids[0], st.PROCESS)]
-    # Let go of: published once, and again only by the outbox's re-drive.
-    assert service.store.transaction(ledger.get, gone.id).held_by is None
+    # Still held by the lapsed member (until a live one counts it), and
+    # not published again before its next turn.
+    assert service.store.transaction(ledger.get, gone.id).held_by == \
+        'worker-1.10'
     take_over(_fence(service, 'take_over'))
     assert len(published) == 1
+
+
+def test_a_taken_over_request_is_published_again_until_a_live_member_counts_it(
+        service, put_node):
+    """A copy may reach the frozen member itself (its prefetch window has
+    room): the take-over publishes again, after 1, 2, 4... periods."""
+    uuid = put_node(st.WAITING)
+    gone = _held(service, uuid, st.PROCESS, 'worker-1.10')
+    published = _Published()
+    take_over = _take_over(service, published, ['worker-2.20', 'api-1.30'],
+                           'api-1.30', period=0.05, longest=0.1)
+    fence = _fence(service, 'take_over')
+    times = []
+    deadline = time.monotonic() + 5
+    while len(published) < 4 and time.monotonic() < deadline:
+        before = len(published)
+        take_over(fence)
+        if len(published) > before:
+            times.append(time.monotonic())
+        time.sleep(0.01)
+    assert len(published) == 4
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert 0.05 <= gaps[0] < gaps[1] and gaps[1] >= 0.1 and gaps[2] < 0.2
+    service.store.transaction(ledger.count_delivery, gone.id, 'worker-2.20')
+    time.sleep(0.15)
+    take_over(fence)
+    assert len(published) == 4
+
+
+def test_a_delivered_request_waiting_for_a_slot_is_held_by_its_worker(
+        service, put_node):
+    request = _held(service, put_node(st.WAITING), st.PROCESS, 'api-1.30')
+    service.worker().hold(objects.transition_request(
+        request.id, request.node_uuid, request.event))
+    assert service.store.transaction(ledger.get, request.id).held_by == \
+        service.member_id
+    done = _held(service, put_node(st.WAITING), st.ABORT, 'api-1.30',
+                 status=ledger.DONE)
+    service.worker().hold(objects.transition_request(
+        done.id, done.node_uuid, done.event))
+    assert service.store.transaction(ledger.get, done.id).held_by == \
+        'api-1.30'
 
 
 def test_a_member_listing_without_this_member_takes_nothing_over(
         service, put_node):
     _held(service, put_node(st.WAITING), st.PROCESS, 'worker-1.10')
     published = _Published()
-    periodic.take_over(service.store, published, lambda: [], 'api-1.30',
-                       _fence(service, 'take_over'))
+    _take_over(service, published, [], 'api-1.30')(
+        _fence(service, 'take_over'))
     assert published == []
 
 
@@ -248,6 +297,5 @@ def test_a_deposed_take_over_leader_publishes_nothing(service, put_node):
     service.store.transaction(leaders.elect, 'take_over', 'another')
     published = _Published()
     with pytest.raises(election.Fenced):
-        periodic.take_over(service.store, published, lambda: ['me'], 'me',
-                           fence)
+        _take_over(service, published, ['me'], 'me')(fence)
     assert published == []

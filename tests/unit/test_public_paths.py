@@ -19,12 +19,6 @@ PUBLIC = frozenset(['_replace', '_asdict', '_fields', '_make', '_mapping',
 KNOWN = {
     ('common/logctx.py', '_request_store'):
         'oslo.context has no public way to unset a thread\'s context',
-    ('messaging/queue.py', '_listen_for_notifications'):
-        'a get with timeout on the worker\'s own thread, each message '
-        'counted before the next is taken: the public listener\'s '
-        'uncounted backlog stalls take-over (queue._poll_style_listener)',
-    ('messaging/queue.py', '_poll_style_listener'):
-        'the same',
 }
 
 

@@ -8,6 +8,8 @@ import pytest
 from inspector_ha.messaging import objects
 from inspector_ha.messaging import queue
 
+import backends
+
 UUID = '6a1d7c4c-1c0e-4c61-9a57-6d1d26a3b6b1'
 
 
@@ -83,22 +85,35 @@ def test_a_message_that_cannot_be_decoded_at_all_is_dropped():
     assert message.fate == 'acknowledged' and handled == []
 
 
+class _Received:
+    """A notification endpoint keeping each payload."""
+
+    def __init__(self):
+        self.payloads = []
+
+    def info(self, ctxt, publisher_id, event_type, payload, metadata):
+        self.payloads.append(payload)
+
+
 def test_the_publisher_sends_at_the_version_it_is_given(service):
     import oslo_messaging as messaging
     transport = messaging.get_notification_transport(service.conf)
-    listener = queue._poll_style_listener(
-        transport, messaging.Target(topic='wire-test'))
+    received = _Received()
+    listener = messaging.get_notification_listener(
+        transport, [messaging.Target(topic='wire-test')], [received],
+        executor='threading')
+    listener.start()
     publisher = queue.Publisher(transport=transport, topic='wire-test',
                                 publisher_id='unit', retry=0,
                                 version_for=lambda name: '1.0')
     try:
         publisher.publish(UUID, 'node-1', 'start')
-        polled = queue._as_list(listener.poll(timeout=5))
-        assert polled, 'nothing was published'
-        primitive = polled[0].message['payload']
+        backends.wait_for(lambda: received.payloads, 5,
+                          message='nothing was published')
+        primitive = received.payloads[0]
         assert primitive['versioned_object.version'] == '1.0'
         assert 'sent_at' not in primitive['versioned_object.data']
     finally:
         publisher.close()
         listener.stop()
-        listener.cleanup()
+        listener.wait()
