@@ -261,7 +261,9 @@ class Service:
                 'take_over', self.conf.worker.take_over_period,
                 periodic.TakeOver(
                     store=self.store, publisher=self.publisher,
-                    members=self._member_ids, me=self.member_id,
+                    members=self._member_ids,
+                    workers=self._worker_ids,
+                    me=self.member_id,
                     period=self.conf.worker.take_over_period,
                     longest=self.conf.worker.redrive_after),
                 log_runs=False))
@@ -275,6 +277,11 @@ class Service:
         stops) instead of a traceback a second from the take_over job."""
         return [member.decode() for member in self.coordinator.call(
             self.coordinator.member_ids, membership.GROUP)]
+
+    def _worker_ids(self) -> list[str]:
+        """The workers' group, as :meth:`_member_ids` lists the members."""
+        return [member.decode() for member in self.coordinator.call(
+            self.coordinator.member_ids_if_any, membership.WORKERS)]
 
     def _firewall_leader_loops(self, opts: Any
                                ) -> list[leadership.LeaderLoop]:

@@ -110,6 +110,15 @@ class Coordinator:
         with _tooz_errors_only():
             return self._coord.get_members(group).get(timeout=timeout)
 
+    def member_ids_if_any(self, group: bytes) -> set[bytes]:
+        """The members of ``group``; none if nobody created it yet (no
+        worker has started, say)."""
+        with _tooz_errors_only():
+            try:
+                return self._coord.get_members(group).get()
+            except coordination.GroupNotCreated:
+                return set()
+
     def members(self, group: bytes) -> dict[str, Any]:
         """``{member_id: capabilities}`` of ``group`` (JSON-decoded)."""
         return {member.decode(): self.capabilities(group, member)

@@ -280,6 +280,17 @@ def held_by_others(conn: sa.Connection, live: Iterable[str],
     return [_request(row) for row in conn.execute(query)]
 
 
+def release(conn: sa.Connection, requests: Iterable[models.Request]) -> None:
+    """Let go of requests their holder no longer holds (each still held
+    by it), so that they are published again only by the outbox's
+    re-drive if this publication is lost too."""
+    table = sql.REQUESTS
+    for request in requests:
+        conn.execute(sa.update(table).where(
+            table.c.id == request.id, table.c.held_by == request.held_by)
+            .values(held_by=None, updated_at=timeutils.utcnow()))
+
+
 def hold(conn: sa.Connection, request_id: str, holder: str) -> None:
     """Name ``holder`` as the member holding open request ``request_id``
     (delivered to it, its delivery not counted yet)."""

@@ -27,6 +27,8 @@ from inspector_ha.messaging import queue
 from inspector_ha.fsm import states as st
 
 LOG = logging.getLogger(__name__)
+#: The most requests of lapsed members one take-over run looks at.
+HELD_LIMIT = 500
 
 
 def redrive(store: db_api.Store, publisher: queue.Publishing,
@@ -45,23 +47,29 @@ class TakeOver:
     it accepted (``doc/guarantees.md`` D3c). A listing without this
     member (``me``) is not trusted.
 
-    A request stays held by the lapsed member until a live one counts a
-    delivery of it, and is published again after one run, then 2, 4 and
-    so on up to ``longest`` seconds: a frozen worker's connection stays
-    open, and RabbitMQ may hand a copy to it while its prefetch window
-    has room; each such copy fills the window, so one copy reaches a
-    live member in the end.
+    An API's request (or one of a member never seen in ``workers()``,
+    the workers' group) is published once and let go of, as the outbox
+    re-drives it if that copy is lost too. A worker's stays held by it
+    until a live member holds or counts it, and is published again after
+    one run, then 2, 4 and so on up to ``longest`` seconds: a frozen
+    worker's connection stays open, and RabbitMQ may hand a copy to it
+    while its prefetch window has room; each such copy fills the window,
+    so one copy reaches a live member in the end.
     """
 
     def __init__(self, *, store: db_api.Store, publisher: queue.Publishing,
-                 members: Callable[[], Iterable[str]], me: str,
+                 members: Callable[[], Iterable[str]],
+                 workers: Callable[[], Iterable[str]], me: str,
                  period: float, longest: float) -> None:
         self._store = store
         self._publisher = publisher
         self._members = members
+        self._workers = workers
         self._me = me
         self._period = period
         self._longest = longest
+        #: Workers seen, kept while they hold an open request.
+        self._seen_workers: set[str] = set()
         #: request id -> (when it is due again, the wait after that)
         self._schedule: dict[str, tuple[float, float]] = {}
 
@@ -69,27 +77,49 @@ class TakeOver:
         live = set(self._members())
         if self._me not in live:
             return
-        held = self._store.transaction(ledger.held_by_others, live)
+        workers = set(self._workers())
+        held = self._store.transaction(ledger.held_by_others, live,
+                                       HELD_LIMIT)
+        self._seen_workers = workers | (
+            self._seen_workers & {r.held_by for r in held})
+        of_workers = [r for r in held if r.held_by in self._seen_workers]
+        self._let_go([r for r in held if r.held_by not in self._seen_workers],
+                     fence)
+        self._publish_due(of_workers, fence, complete=len(held) < HELD_LIMIT)
+
+    def _let_go(self, orphans: list[models.Request], fence: Fence) -> None:
+        """Publish once and let go of an API's requests."""
+        if not orphans:
+            return
+        self._store.transaction(_release_held, fence, orphans)
+        _publish(self._publisher, orphans)
+        _log_taken(orphans)
+
+    def _publish_due(self, held: list[models.Request], fence: Fence,
+                     complete: bool) -> None:
+        """Publish the workers' requests whose turn came. A listing cut
+        at its limit keeps the turns of those it left out."""
         now = time.monotonic()
-        self._schedule = {r.id: self._schedule[r.id] for r in held
-                          if r.id in self._schedule}
+        if complete:
+            self._schedule = {r.id: self._schedule[r.id] for r in held
+                              if r.id in self._schedule}
         due = [r for r in held
                if self._schedule.get(r.id, (now, 0.0))[0] <= now]
         if not due:
             return
         self._store.transaction(_touch_held, fence, due)
         _publish(self._publisher, due)
-        first = [r for r in due if r.id not in self._schedule]
+        _log_taken([r for r in due if r.id not in self._schedule])
         for request in due:
             wait = self._schedule.get(request.id, (now, self._period))[1]
             self._schedule[request.id] = (now + wait,
                                           min(2 * wait, self._longest))
-        for holder in sorted({r.held_by or '' for r in first}):
-            LOG.info('Took over %d requests of member %s, whose lease lapsed',
-                     sum(r.held_by == holder for r in first), holder)
-        if len(due) > len(first):
-            LOG.debug('Published again %d requests no live member counted',
-                      len(due) - len(first))
+
+
+def _log_taken(first: list[models.Request]) -> None:
+    for holder in sorted({r.held_by or '' for r in first}):
+        LOG.info('Took over %d requests of member %s, whose lease lapsed',
+                 sum(r.held_by == holder for r in first), holder)
 
 
 def time_out(store: db_api.Store, publisher: queue.Publishing,
@@ -144,6 +174,12 @@ def _touch_stale(conn: sa.Connection, fence: Fence,
     stale = ledger.stale(conn, older_than)
     ledger.touch(conn, [r.id for r in stale])
     return stale
+
+
+def _release_held(conn: sa.Connection, fence: Fence,
+                  held: list[models.Request]) -> None:
+    fence(conn)
+    ledger.release(conn, held)
 
 
 def _touch_held(conn: sa.Connection, fence: Fence,

@@ -178,6 +178,12 @@ class Consumer:
                      lambda request: None)) -> None:
         self._transport = transport
         self._window = max(window, pool_size)
+        if window < pool_size and not isinstance(transport, local.LocalQueue):
+            LOG.warning('rabbit_qos_prefetch_count = %d is below [worker] '
+                        'pool_size (%d)%s: keep it at least the pool (twice '
+                        'by default)', window, pool_size,
+                        ', so one worker may take the whole queue'
+                        if window == 0 else '')
         self._hold = hold
         self._requeue_delay = requeue_delay
         self._target = messaging.Target(topic=topic)

@@ -40,7 +40,7 @@ class Fault:
 
 def _held_by(harness, member):
     """Open requests ``member`` (an id's prefix) holds: it counted their
-    last delivery."""
+    last delivery, or holds them waiting for a slot."""
     return {r.id for r in harness.query(
         "SELECT id FROM requests WHERE status IN ('pending', 'applied') "
         "AND held_by LIKE :m", m=member + '%')}

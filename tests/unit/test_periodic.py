@@ -215,10 +215,27 @@ def _held(service, uuid, event, holder, status=ledger.PENDING):
                                      status=status, held_by=holder)
 
 
-def _take_over(service, published, members, me, period=0.05, longest=0.2):
+def _take_over(service, published, members, me, period=0.05, longest=0.2,
+               workers=()):
+    """A take-over job seeing ``members`` and ``workers`` (lists a test
+    may change between runs)."""
     return periodic.TakeOver(store=service.store, publisher=published,
-                             members=lambda: members, me=me, period=period,
+                             members=lambda: members,
+                             workers=lambda: workers, me=me, period=period,
                              longest=longest)
+
+
+def _lapsed_worker(service, published, **kwargs):
+    """A take-over that saw worker ``worker-1.10`` live, which has now
+    lapsed (gone from both groups)."""
+    members = ['worker-1.10', 'worker-2.20', 'api-1.30']
+    workers = ['worker-1.10', 'worker-2.20']
+    take_over = _take_over(service, published, members, 'api-1.30',
+                           workers=workers, **kwargs)
+    take_over(_fence(service, 'take_over'))
+    members.remove('worker-1.10')
+    workers.remove('worker-1.10')
+    return take_over
 
 
 def test_requests_held_by_a_member_whose_lease_lapsed_are_published_again(
@@ -228,27 +245,44 @@ def test_requests_held_by_a_member_whose_lease_lapsed_are_published_again(
     _held(service, uuids[1], st.PROCESS, 'worker-2.20')
     _held(service, uuids[2], st.ABORT, 'worker-1.10', status=ledger.DONE)
     published = _Published()
-    take_over = _take_over(service, published, ['worker-2.20', 'api-1.30'],
-                           'api-1.30', period=60, longest=60)
+    take_over = _lapsed_worker(service, published, period=60, longest=60)
+    assert published == []
     take_over(_fence(service, 'take_over'))
     assert published == [(gone.id, uuids[0], st.PROCESS)]
-    # Still held by the lapsed member (until a live one counts it), and
-    # not published again before its next turn.
+    # Still held by the lapsed worker (until a live member counts it),
+    # and not published again before its next turn.
     assert service.store.transaction(ledger.get, gone.id).held_by == \
         'worker-1.10'
     take_over(_fence(service, 'take_over'))
     assert len(published) == 1
 
 
+def test_an_api_processs_requests_are_published_once_and_let_go_of(
+        service, put_node):
+    """An API has no prefetch window a copy could fall into: its
+    requests are published once, then left to the outbox's re-drive."""
+    uuid = put_node(st.WAITING)
+    gone = _held(service, uuid, st.PROCESS, 'api-9.90')
+    published = _Published()
+    take_over = _take_over(service, published, ['worker-2.20', 'api-1.30'],
+                           'api-1.30', workers=['worker-2.20'])
+    take_over(_fence(service, 'take_over'))
+    assert published == [(gone.id, uuid, st.PROCESS)]
+    assert service.store.transaction(ledger.get, gone.id).held_by is None
+    time.sleep(0.1)
+    take_over(_fence(service, 'take_over'))
+    assert len(published) == 1
+
+
 def test_a_taken_over_request_is_published_again_until_a_live_member_counts_it(
         service, put_node):
-    """A copy may reach the frozen member itself (its prefetch window has
+    """A copy may reach the frozen worker itself (its prefetch window has
     room): the take-over publishes again, after 1, 2, 4... periods."""
     uuid = put_node(st.WAITING)
     gone = _held(service, uuid, st.PROCESS, 'worker-1.10')
     published = _Published()
-    take_over = _take_over(service, published, ['worker-2.20', 'api-1.30'],
-                           'api-1.30', period=0.05, longest=0.1)
+    take_over = _lapsed_worker(service, published, period=0.05,
+                               longest=0.1)
     fence = _fence(service, 'take_over')
     times = []
     deadline = time.monotonic() + 5
@@ -260,7 +294,8 @@ def test_a_taken_over_request_is_published_again_until_a_live_member_counts_it(
         time.sleep(0.01)
     assert len(published) == 4
     gaps = [b - a for a, b in zip(times, times[1:])]
-    assert 0.05 <= gaps[0] < gaps[1] and gaps[1] >= 0.1 and gaps[2] < 0.2
+    # NOTE: lower bounds only: a loaded machine may run a turn late.
+    assert gaps[0] >= 0.05 and min(gaps[1:]) >= 0.1, gaps
     service.store.transaction(ledger.count_delivery, gone.id, 'worker-2.20')
     time.sleep(0.15)
     take_over(fence)
