@@ -57,7 +57,4 @@ def make_harness(tmp_path, ironic, private_servers):
                                         **kwargs))
         return made[-1].start()
     yield make
-    for harness in made:
-        if not harness.stopped:
-            print(harness.logs(40))
-            harness.stop()
+    harness_mod.stop_left_running(made)

@@ -308,6 +308,15 @@ class Harness:
                               message='%s did not start' % proc.name)
 
 
+def stop_left_running(made):
+    """Stop each harness of ``made`` its test did not stop, printing its
+    processes' logs first (what a failed test left running)."""
+    for harness in made:
+        if not harness.stopped:
+            print(harness.logs(40))
+            harness.stop()
+
+
 def _started(proc, strict=True):
     if proc.poll() is not None:
         if strict:

@@ -124,32 +124,39 @@ class MariaDB(_Private):
                 f'mariadb-install-db failed: {proc.stdout[-2000:]}'
                 f'{proc.stderr[-2000:]}')
 
-    def _connect(self):
-        import pymysql
-        return pymysql.connect(unix_socket=str(self.socket), user='root',
-                               connect_timeout=2, autocommit=True)
-
     def _answers(self):
         try:
-            self._connect().close()
+            root_connection(self.socket).close()
             return True
         except Exception:
             return False
 
     def _admin(self, *statements):
-        conn = self._connect()
-        try:
-            with conn.cursor() as cur:
-                for statement in statements:
-                    cur.execute(statement)
-        finally:
-            conn.close()
+        run_as_root(self.socket, *statements)
 
     def new_database(self):
         """Create a fresh database; return its SQLAlchemy URL."""
         name = backends.unique_name()
         self._admin(f'CREATE DATABASE {name}')
         return f'{self.url}/{name}?charset=utf8mb4'
+
+
+def root_connection(socket):
+    """MariaDB's root over the server's unix socket (socket auth)."""
+    import pymysql
+    return pymysql.connect(unix_socket=str(socket), user='root',
+                           connect_timeout=2, autocommit=True)
+
+
+def run_as_root(socket, *statements):
+    """Run ``statements`` as MariaDB's root, over ``socket``."""
+    conn = root_connection(socket)
+    try:
+        with conn.cursor() as cur:
+            for statement in statements:
+                cur.execute(statement)
+    finally:
+        conn.close()
 
 
 RABBIT_CONF = 'listeners.tcp.1 = 127.0.0.1:{port}\nloopback_users = none\n'

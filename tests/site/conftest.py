@@ -14,6 +14,7 @@ for _helpers in (_TESTS / 'fault', pathlib.Path(__file__).parent):
     if str(_helpers) not in sys.path:
         sys.path.insert(0, str(_helpers))
 
+import harness as harness_mod  # noqa: E402
 import site_harness  # noqa: E402
 import three_controllers  # noqa: E402
 
@@ -50,7 +51,4 @@ def make_site_harness(tmp_path, ironic, site):
                                              **kwargs))
         return made[-1].start()
     yield make
-    for harness in made:
-        if not harness.stopped:
-            print(harness.logs(40))
-            harness.stop()
+    harness_mod.stop_left_running(made)

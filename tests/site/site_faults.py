@@ -96,3 +96,23 @@ def wait_rejoined(harness, controller, timeout=120):
                       interval=1, message='RabbitMQ node did not rejoin')
     backends.wait_for(site.galera[i].synced, timeout, interval=1,
                       message='Galera node did not rejoin')
+
+
+def network_cut(harness, index=3, seconds=30.0, mid_batch=MID_BATCH):
+    """Controller ``index``'s link down for ``seconds`` (its processes
+    keep running, unreachable, their connections open), then up; its
+    members rejoin their clusters."""
+    controller, procs, held = _under_way(harness, index, mid_batch)
+    roles = _roles(harness)
+    controller.cut()
+    started = time.monotonic()
+    try:
+        unanswered = _longest_unanswered(harness, seconds=10)
+        took = faults._taken_over(harness, held, timeout=max(60, seconds))
+        faults._pass(started + seconds - time.monotonic())
+    finally:
+        controller.heal()
+    return faults.Fault(
+        'controller %d cut off %d s' % (index, seconds), 'its link down '
+        'to its requests moved on', took, [],
+        dict(roles, held=len(held), api_unanswered_s=unanswered))

@@ -172,15 +172,10 @@ class GaleraNode(Member):
         for path in self.datadir.rglob('*'):
             shutil.chown(path, 'mysql', 'mysql')
 
-    def _connect(self):
-        import pymysql
-        return pymysql.connect(unix_socket=str(self.socket), user='root',
-                               connect_timeout=2, autocommit=True)
-
     def status(self, name):
         """A ``wsrep_*`` status variable, or None."""
         try:
-            conn = self._connect()
+            conn = private.root_connection(self.socket)
         except Exception:
             return None
         try:
@@ -195,13 +190,7 @@ class GaleraNode(Member):
         return self.status('wsrep_local_state_comment') == 'Synced'
 
     def admin(self, *statements):
-        conn = self._connect()
-        try:
-            with conn.cursor() as cur:
-                for statement in statements:
-                    cur.execute(statement)
-        finally:
-            conn.close()
+        private.run_as_root(self.socket, *statements)
 
 
 class EtcdMember(Member):

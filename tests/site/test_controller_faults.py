@@ -46,3 +46,11 @@ def test_a_controller_frozen_mid_batch_loses_nothing(make_site_harness,
         site_faults.freeze, index=2, seconds=FROZEN_SECONDS))
     assert fault.recovery_s <= TAKEN_OVER_WITHIN, fault.line()
     site_faults.wait_rejoined(harness, site.controllers[1])
+
+
+def test_a_controller_cut_off_mid_batch_loses_nothing(make_site_harness,
+                                                      site):
+    harness, fault = _run(make_site_harness, functools.partial(
+        site_faults.network_cut, index=3, seconds=FROZEN_SECONDS))
+    assert fault.recovery_s <= TAKEN_OVER_WITHIN, fault.line()
+    site_faults.wait_rejoined(harness, site.controllers[2])
