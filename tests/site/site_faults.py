@@ -33,20 +33,10 @@ def power_loss(harness, index=1, mid_batch=MID_BATCH):
 def freeze(harness, index=1, seconds=120.0, mid_batch=MID_BATCH):
     """Every process of controller ``index`` SIGSTOPed for ``seconds``,
     then SIGCONT; its members rejoin their clusters."""
-    controller, procs, held = _under_way(harness, index, mid_batch)
-    roles = _roles(harness)
-    controller.freeze()
-    started = time.monotonic()
-    try:
-        unanswered = _longest_unanswered(harness, seconds=10)
-        took = faults._taken_over(harness, held, timeout=max(60, seconds))
-        faults._pass(started + seconds - time.monotonic())
-    finally:
-        controller.thaw()
-    return faults.Fault(
-        'controller %d frozen %d s' % (index, seconds), 'SIGSTOP of every '
-        'process of a controller to its requests moved on', took, [],
-        dict(roles, held=len(held), api_unanswered_s=unanswered))
+    return _outage(harness, index, seconds, mid_batch, 'freeze', 'thaw',
+                   'controller %d frozen %d s' % (index, seconds),
+                   'SIGSTOP of every process of a controller to its '
+                   'requests moved on')
 
 
 def _under_way(harness, index, mid_batch):
@@ -102,17 +92,26 @@ def network_cut(harness, index=3, seconds=30.0, mid_batch=MID_BATCH):
     """Controller ``index``'s link down for ``seconds`` (its processes
     keep running, unreachable, their connections open), then up; its
     members rejoin their clusters."""
-    controller, procs, held = _under_way(harness, index, mid_batch)
+    return _outage(harness, index, seconds, mid_batch, 'cut', 'heal',
+                   'controller %d cut off %d s' % (index, seconds),
+                   'its link down to its requests moved on')
+
+
+def _outage(harness, index, seconds, mid_batch, begin, end, name,
+            measures):
+    """Controller ``index``'s ``begin()`` once the batch is under way,
+    its ``end()`` after ``seconds``; how long until the requests its
+    worker held moved on, and the longest time the API did not answer."""
+    controller, _, held = _under_way(harness, index, mid_batch)
     roles = _roles(harness)
-    controller.cut()
+    getattr(controller, begin)()
     started = time.monotonic()
     try:
         unanswered = _longest_unanswered(harness, seconds=10)
         took = faults._taken_over(harness, held, timeout=max(60, seconds))
         faults._pass(started + seconds - time.monotonic())
     finally:
-        controller.heal()
-    return faults.Fault(
-        'controller %d cut off %d s' % (index, seconds), 'its link down '
-        'to its requests moved on', took, [],
-        dict(roles, held=len(held), api_unanswered_s=unanswered))
+        getattr(controller, end)()
+    return faults.Fault(name, measures, took, [],
+                        dict(roles, held=len(held),
+                             api_unanswered_s=unanswered))
