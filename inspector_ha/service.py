@@ -12,6 +12,7 @@ method. No component receives the service.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -262,7 +263,8 @@ class Service:
                 periodic.TakeOver(
                     store=self.store, publisher=self.publisher,
                     members=self._member_ids,
-                    workers=self._worker_ids,
+                    workers=functools.partial(self._member_ids,
+                                              membership.WORKERS),
                     me=self.member_id,
                     period=self.conf.worker.take_over_period,
                     longest=self.conf.worker.redrive_after),
@@ -271,17 +273,13 @@ class Service:
             found += self._firewall_leader_loops(self.conf.pxe_filter)
         return found
 
-    def _member_ids(self) -> list[str]:
-        """The member group, listed under the coordination retry policy:
+    def _member_ids(self, group: bytes = membership.GROUP) -> list[str]:
+        """A group's members (by default the member group; none if it
+        does not exist yet), listed under the coordination retry policy:
         a backend gone is then ``coordination unavailable`` (the worker
         stops) instead of a traceback a second from the take_over job."""
         return [member.decode() for member in self.coordinator.call(
-            self.coordinator.member_ids, membership.GROUP)]
-
-    def _worker_ids(self) -> list[str]:
-        """The workers' group, as :meth:`_member_ids` lists the members."""
-        return [member.decode() for member in self.coordinator.call(
-            self.coordinator.member_ids_if_any, membership.WORKERS)]
+            self.coordinator.member_ids, group, absent_ok=True)]
 
     def _firewall_leader_loops(self, opts: Any
                                ) -> list[leadership.LeaderLoop]:

@@ -61,8 +61,8 @@ OPTS = [
     cfg.FloatOpt('queue_get_timeout', default=3.0, min=0.1, max=60.0,
                  help='How long a delivered request waits for a slot of '
                       'this worker\'s share of cluster_concurrency before '
-                      'it is put back for another worker; with fake:// how '
-                      'long one get from the queue blocks.'),
+                      'it is put back in the queue; with fake:// how long '
+                      'one get from the queue blocks.'),
     cfg.FloatOpt('requeue_delay', default=0.2, min=0.0, max=30.0,
                  help='Pause before a request is put back unconsumed '
                       '(node locked, store unavailable), to avoid spinning.'),

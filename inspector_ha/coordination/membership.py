@@ -229,12 +229,10 @@ class Membership(threading.Thread):
         not exist yet and ``absent_ok``); any other failure is a
         connection error, which the retry policy counts."""
         try:
-            return self._coord.member_ids(group, self._timeout)
+            return self._coord.member_ids(group, self._timeout, absent_ok)
         except coordination.ToozConnectionError:
             raise
         except coordination.GroupNotCreated as exc:
-            if absent_ok:
-                return set()
             raise _not_answering(exc) from exc
         except Exception as exc:
             raise _not_answering(exc) from exc

@@ -103,21 +103,18 @@ class Coordinator:
         with _tooz_errors_only():
             self._coord.update_capabilities(group, capabilities).get()
 
-    def member_ids(self, group: bytes,
-                   timeout: float | None = None) -> set[bytes]:
+    def member_ids(self, group: bytes, timeout: float | None = None,
+                   absent_ok: bool = False) -> set[bytes]:
         """The members of ``group`` (bytes ids), waiting at most
-        ``timeout`` seconds for the answer."""
-        with _tooz_errors_only():
-            return self._coord.get_members(group).get(timeout=timeout)
-
-    def member_ids_if_any(self, group: bytes) -> set[bytes]:
-        """The members of ``group``; none if nobody created it yet (no
-        worker has started, say)."""
+        ``timeout`` seconds for the answer; with ``absent_ok`` none when
+        nobody created the group yet (no worker has started, say)."""
         with _tooz_errors_only():
             try:
-                return self._coord.get_members(group).get()
+                return self._coord.get_members(group).get(timeout=timeout)
             except coordination.GroupNotCreated:
-                return set()
+                if absent_ok:
+                    return set()
+                raise
 
     def members(self, group: bytes) -> dict[str, Any]:
         """``{member_id: capabilities}`` of ``group`` (JSON-decoded)."""

@@ -163,7 +163,7 @@ class Consumer:
     Only as many requests as ``share`` admits (this process's share of
     ``[worker] cluster_concurrency``; by default the whole pool) are
     handled at once: a request beyond them waits up to ``get_timeout``
-    for a slot, then goes back for another worker. A stopping consumer
+    for a slot, then goes back to the queue. A stopping consumer
     finishes the requests in hand and puts back the others; what it has
     not acknowledged returns to the queue when its connection closes.
     """

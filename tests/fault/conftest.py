@@ -8,28 +8,15 @@ by name). The private RabbitMQ, Redis and MariaDB are shared by the tests
 of a session; each test gets its own database, Redis namespace and queue.
 """
 
-import importlib.util
-import pathlib
-
 import pytest
 
 import harness as harness_mod
 import private
+import suite_fixtures
 
-_FUNCTIONAL = pathlib.Path(__file__).resolve().parents[1] / 'functional'
-
-
-def _functional_conftest():
-    spec = importlib.util.spec_from_file_location(
-        'functional_conftest', _FUNCTIONAL / 'conftest.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ironic = _functional_conftest().ironic
-zookeeper = _functional_conftest().zookeeper
-etcd_url = _functional_conftest().etcd_url
+ironic = suite_fixtures.functional_conftest().ironic
+zookeeper = suite_fixtures.functional_conftest().zookeeper
+etcd_url = suite_fixtures.functional_conftest().etcd_url
 
 
 @pytest.fixture(scope='session')

@@ -283,12 +283,17 @@ class Etcd(_Private):
         self._wait_ready(self._healthy, timeout)
 
     def _healthy(self):
-        import requests
-        try:
-            return requests.get(f'http://127.0.0.1:{self.port}/health',
-                                timeout=1).json().get('health') == 'true'
-        except (requests.RequestException, ValueError):
-            return False
+        return etcd_healthy('127.0.0.1', self.port)
+
+
+def etcd_healthy(host, port):
+    """Whether the etcd member at ``host:port`` says it is healthy."""
+    import requests
+    try:
+        return requests.get(f'http://{host}:{port}/health',
+                            timeout=1).json().get('health') == 'true'
+    except (requests.RequestException, ValueError):
+        return False
 
 
 class PostgreSQL(_Private):

@@ -3,7 +3,6 @@ one site per session, shared by its tests (each gets its own database,
 queue topic and Ironic nodes); the fault suite's helpers
 (``tests/fault``) and the functional fixture ``ironic`` are reused."""
 
-import importlib.util
 import pathlib
 import sys
 
@@ -16,18 +15,11 @@ for _helpers in (_TESTS / 'fault', pathlib.Path(__file__).parent):
 
 import harness as harness_mod  # noqa: E402
 import site_harness  # noqa: E402
+import suite_fixtures  # noqa: E402
 import three_controllers  # noqa: E402
 
 
-def _functional_conftest():
-    spec = importlib.util.spec_from_file_location(
-        'functional_conftest', _TESTS / 'functional' / 'conftest.py')
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-ironic = _functional_conftest().ironic
+ironic = suite_fixtures.functional_conftest().ironic
 
 
 @pytest.fixture(scope='session')

@@ -223,15 +223,9 @@ class EtcdMember(Member):
                      '--initial-cluster-state', 'new'])
 
     def wait_ready(self, timeout=None):
-        self._wait_ready(self._healthy, timeout or self.start_timeout)
-
-    def _healthy(self):
-        import requests
-        try:
-            return requests.get(f'http://{self.address}:{self.port}/health',
-                                timeout=1).json().get('health') == 'true'
-        except (requests.RequestException, ValueError):
-            return False
+        self._wait_ready(
+            lambda: private.etcd_healthy(self.address, self.port),
+            timeout or self.start_timeout)
 
 
 class GaleraFront(Member):

@@ -40,17 +40,20 @@ def test_a_controller_that_loses_its_power_mid_batch_loses_nothing(
         harness.site.restart_members(site.controllers[0])
 
 
+def _outage_moves_on(make_site_harness, site, outage, index):
+    """``outage`` of controller ``index`` for FROZEN_SECONDS: nothing
+    lost, its requests moved on in time, and its members rejoin."""
+    harness, fault = _run(make_site_harness, functools.partial(
+        outage, index=index, seconds=FROZEN_SECONDS))
+    assert fault.recovery_s <= TAKEN_OVER_WITHIN, fault.line()
+    site_faults.wait_rejoined(harness, site.controllers[index - 1])
+
+
 def test_a_controller_frozen_mid_batch_loses_nothing(make_site_harness,
                                                      site):
-    harness, fault = _run(make_site_harness, functools.partial(
-        site_faults.freeze, index=2, seconds=FROZEN_SECONDS))
-    assert fault.recovery_s <= TAKEN_OVER_WITHIN, fault.line()
-    site_faults.wait_rejoined(harness, site.controllers[1])
+    _outage_moves_on(make_site_harness, site, site_faults.freeze, 2)
 
 
 def test_a_controller_cut_off_mid_batch_loses_nothing(make_site_harness,
                                                       site):
-    harness, fault = _run(make_site_harness, functools.partial(
-        site_faults.network_cut, index=3, seconds=FROZEN_SECONDS))
-    assert fault.recovery_s <= TAKEN_OVER_WITHIN, fault.line()
-    site_faults.wait_rejoined(harness, site.controllers[2])
+    _outage_moves_on(make_site_harness, site, site_faults.network_cut, 3)

@@ -80,12 +80,6 @@ class Site:
         for node in self.galera:
             node.start()
 
-    def members_of(self, controller):
-        """The backend members running on ``controller``."""
-        i = controller.index - 1
-        return [self.rabbit[i], self.galera[i], self.etcd[i],
-                self.fronts[i]]
-
     def restart_members(self, controller):
         """After a power loss: every member started again on its data; it
         rejoins its cluster."""
